@@ -1,0 +1,42 @@
+// Package catalog is the frontend's metadata (layer 2): databases, tables,
+// partitions, tablets and their replicas, backends, colocate groups, users
+// and load transactions.
+//
+// Inputs: DDL and admin calls from the server, heartbeats (SetBackendState),
+// load transactions (BeginTxn → CommitTxn → FinishTxn | AbortTxn).
+// Outputs: immutable snapshots (*Table, *Partition, *Tablet, *ColocateGroup,
+// *Backend, *User, *Txn) read by the planner, the coordinator and SHOW.
+//
+// Snapshots: every mutation copies the objects it changes, persists them,
+// then swaps the pointers under the write lock. Unchanged partitions and
+// tablets are shared between versions of a table. A planner holding a *Table
+// therefore sees one consistent version for as long as it keeps it.
+//
+// Persistence goes through KV (satisfied by *storage.Meta). Every mutating
+// call writes all of its changes, including the id sequences it advanced, in
+// ONE KV.Apply, so a crash leaves either all of a change or none of it. Open
+// rebuilds the in-memory state from a full scan of the prefix "c/".
+// Key layout (ids are 16 hex digits so keys sort by id; values are JSON):
+//
+//	c/init                      marker: bootstrap (root user) done
+//	c/seq/<name>                next value of a sequence: id, tablet, replica, txn
+//	c/db/<DBID>                 Database
+//	c/tbl/<TableID>             Table, with its partitions, tablets and replicas
+//	c/be/<BackendID>            Backend (persisted fields only)
+//	c/grp/<GroupID>             ColocateGroup
+//	c/user/<name>\x00<host>     User (hashes only; never a password)
+//	c/txn/<TxnID>               Txn
+//
+// Id allocation: databases, tables, partitions, backends and colocate groups
+// share one sequence starting at 10000 (as Doris). Tablets have their own
+// sequence starting at 10100 and a table's tablets are consecutive, so the
+// first table of a fresh catalog owns tablets 10100.. (DORIS-PLANNING.md's
+// worked example relies on this). Replicas and transactions have their own
+// sequences.
+//
+// Placement: a non-colocate table's bucket i has replicas on the alive,
+// non-decommissioned backends sorted by id at positions (i+r) mod n,
+// r = 0..replication_num-1. A colocate group fixes that sequence once (from its
+// first member) in BucketSeq, and every partition of every member puts
+// bucket i on BucketSeq[i].
+package catalog

@@ -1,0 +1,166 @@
+package catalog
+
+import (
+	"time"
+
+	"github.com/dorisgo/dorisgo/sql/types"
+	"github.com/dorisgo/dorisgo/storage"
+)
+
+// Typed IDs. One allocator (Catalog.nextID) hands out all of them, starting
+// at 10000 as Doris does, so ids never collide across kinds.
+type (
+	DBID        int64
+	TableID     int64
+	PartitionID int64
+	BackendID   int64
+	ReplicaID   int64
+	GroupID     int64
+)
+
+// Database is a namespace of tables.
+type Database struct {
+	ID   DBID   `json:"id"`
+	Name string `json:"name"`
+}
+
+// Column is a table column: its SQL shape plus Doris attributes.
+type Column struct {
+	types.Column
+	Agg     storage.AggType `json:"agg,omitempty"`
+	IsKey   bool            `json:"is_key,omitempty"`
+	Default *string         `json:"default,omitempty"` // literal text; nil = no default (NULL if nullable)
+	Comment string          `json:"comment,omitempty"`
+}
+
+// DistKind is how rows are spread over buckets.
+type DistKind uint8
+
+const (
+	DistHash   DistKind = iota // DISTRIBUTED BY HASH(cols)
+	DistRandom                 // DISTRIBUTED BY RANDOM
+)
+
+// Distribution describes DISTRIBUTED BY.
+type Distribution struct {
+	Kind    DistKind `json:"kind"`
+	Columns []int    `json:"columns,omitempty"` // indexes into Table.Columns, in declared order
+	Buckets int      `json:"buckets"`
+}
+
+// PartKind is the partitioning scheme.
+type PartKind uint8
+
+const (
+	PartNone  PartKind = iota // unpartitioned: a single partition named after the table
+	PartRange                 // PARTITION BY RANGE(col)
+	PartList                  // PARTITION BY LIST(col)
+)
+
+// Partition is one partition: its bounds, its tablets and its versions.
+type Partition struct {
+	ID   PartitionID `json:"id"`
+	Name string      `json:"name"`
+	// Range partitions: [Lower, Upper); nil Upper = MAXVALUE, nil Lower = MINVALUE.
+	Lower *types.Datum `json:"lower,omitempty"`
+	Upper *types.Datum `json:"upper,omitempty"`
+	// List partitions: the values it holds.
+	Values []types.Datum `json:"values,omitempty"`
+	// Tablets, one per bucket, in bucket order.
+	Tablets []*Tablet `json:"tablets"`
+	// VisibleVersion is the newest version a scan may read; NextVersion is
+	// what the next committed load gets. Version 1 is the empty partition.
+	VisibleVersion storage.Version `json:"visible_version"`
+	NextVersion    storage.Version `json:"next_version"`
+	// RowCount is the committed row count (statistics), summed over loads.
+	RowCount int64 `json:"row_count"`
+	// DataSize is the committed bytes (statistics).
+	DataSize int64 `json:"data_size"`
+}
+
+// Tablet is one bucket of one partition.
+type Tablet struct {
+	ID       storage.TabletID `json:"id"`
+	Bucket   int              `json:"bucket"`
+	Replicas []Replica        `json:"replicas"`
+	RowCount int64            `json:"row_count"`
+}
+
+// Replica is one copy of a tablet on one backend.
+type Replica struct {
+	ID        ReplicaID `json:"id"`
+	BackendID BackendID `json:"backend_id"`
+}
+
+// Table is an OLAP table.
+type Table struct {
+	ID             TableID           `json:"id"`
+	DBID           DBID              `json:"db_id"`
+	Name           string            `json:"name"`
+	Columns        []Column          `json:"columns"`
+	Keys           storage.KeysType  `json:"keys"`
+	NumKeys        int               `json:"num_keys"`
+	Dist           Distribution      `json:"dist"`
+	PartKind       PartKind          `json:"part_kind"`
+	PartColumn     int               `json:"part_column,omitempty"` // index into Columns
+	Partitions     []*Partition      `json:"partitions"`
+	ReplicationNum int               `json:"replication_num"`
+	ColocateGroup  string            `json:"colocate_group,omitempty"` // the name as the user wrote it
+	Properties     map[string]string `json:"properties,omitempty"`
+	Comment        string            `json:"comment,omitempty"`
+	CreateTime     time.Time         `json:"create_time"`
+}
+
+// Schema returns the storage schema of the table's tablets.
+func (t *Table) Schema() *storage.TabletSchema {
+	s := &storage.TabletSchema{Keys: t.Keys, NumKeys: t.NumKeys}
+	for _, c := range t.Columns {
+		s.Columns = append(s.Columns, c.Column)
+		s.Agg = append(s.Agg, c.Agg)
+	}
+	return s
+}
+
+// Backend is a BE node.
+type Backend struct {
+	ID             BackendID `json:"id"`
+	Host           string    `json:"host"`
+	Port           int       `json:"port"` // gRPC (be_port)
+	HTTPPort       int       `json:"http_port,omitempty"`
+	Alive          bool      `json:"-"`
+	LastHeartbeat  time.Time `json:"-"`
+	LastStartTime  time.Time `json:"-"`
+	ErrMsg         string    `json:"-"`
+	Decommissioned bool      `json:"decommissioned,omitempty"`
+}
+
+// ColocateGroup fixes one bucket→backends sequence for all its member tables.
+type ColocateGroup struct {
+	ID         GroupID   `json:"id"`
+	DBID       DBID      `json:"db_id"` // 0 for __global__ groups
+	Name       string    `json:"name"`  // as written (without the db prefix)
+	BucketNum  int       `json:"bucket_num"`
+	DistTypes  []types.T `json:"dist_types"`
+	ReplicaNum int       `json:"replica_num"`
+	// BucketSeq[i] lists the backends holding bucket i of every member.
+	BucketSeq [][]BackendID `json:"bucket_seq"`
+	Tables    []TableID     `json:"tables"`
+	// Unstable marks the group as being repaired (or marked so by an admin).
+	// The catalog derives it (and ErrMsg) whenever backends or members change:
+	// MarkedUnstable, a sequence backend dead, decommissioned or dropped, or a
+	// member replica off its bucket's backends. It is recomputed on Open.
+	Unstable bool   `json:"unstable,omitempty"`
+	ErrMsg   string `json:"err_msg,omitempty"`
+	// MarkedUnstable is the admin's mark (SetGroupStable(false)); persisted.
+	MarkedUnstable bool `json:"marked_unstable,omitempty"`
+}
+
+// User is an account. Passwords are stored only as hashes.
+type User struct {
+	Name string `json:"name"`
+	Host string `json:"host"`
+	// NativeHash is SHA1(SHA1(password)) (mysql_native_password); empty = no password.
+	NativeHash []byte `json:"native_hash,omitempty"`
+	// Sha2Hash is SHA256(SHA256(password)), enough for caching_sha2 fast auth.
+	Sha2Hash []byte `json:"sha2_hash,omitempty"`
+}

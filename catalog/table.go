@@ -1,0 +1,405 @@
+package catalog
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/sql/types"
+	"github.com/dorisgo/dorisgo/storage"
+)
+
+// TableSpec is a bound CREATE TABLE.
+type TableSpec struct {
+	Name    string
+	Columns []Column
+	Keys    storage.KeysType
+	// KeyColumns name the key columns, which must be a prefix of Columns.
+	// Empty: DUPLICATE → the first column; AGGREGATE → the leading columns
+	// without an aggregation type; UNIQUE → error.
+	KeyColumns []string
+	Dist       DistSpec
+	PartKind   PartKind
+	PartColumn string
+	Partitions []PartitionSpec
+	// ReplicationNum 0 means Doris's default, 3.
+	ReplicationNum int
+	ColocateWith   string
+	Properties     map[string]string
+	Comment        string
+}
+
+// DistSpec is DISTRIBUTED BY as written.
+type DistSpec struct {
+	Kind    DistKind
+	Columns []string
+	Buckets int // 0 = AUTO: the number of alive backends (or the group's bucket count)
+}
+
+// DefaultReplicationNum is Doris's default replication_num.
+const DefaultReplicationNum = 3
+
+// CreateTable validates spec, places its tablets and persists the table (and
+// its colocate group) in one write. An existing table is error 1050, or
+// returned as is with ifNotExists.
+func (c *Catalog) CreateTable(db string, spec *TableSpec, ifNotExists bool) (*Table, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, err := c.dbLocked(db)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Name == "" {
+		return nil, sqlerr.WrongTableName.New(spec.Name)
+	}
+	if id, ok := c.tableNames[d.ID][spec.Name]; ok {
+		if ifNotExists {
+			return c.tables[id], nil
+		}
+		return nil, sqlerr.TableExists.New(spec.Name)
+	}
+	t, specs, err := buildTable(d.ID, spec)
+	if err != nil {
+		return nil, err
+	}
+	t.CreateTime = c.now()
+	b := c.newBatch()
+	gs := newGroupEdits(c)
+	var g *ColocateGroup
+	if t.ColocateGroup != "" {
+		if gid, ok := c.groupKeys[groupKey(d.ID, t.ColocateGroup)]; ok {
+			g = gs.get(gid)
+			if t.Dist.Buckets == 0 {
+				t.Dist.Buckets = g.BucketNum
+			}
+			if err := checkColocate(g, t); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if t.Dist.Buckets == 0 {
+		t.Dist.Buckets = max(1, len(c.placementBackends()))
+	}
+	t.ID = TableID(b.nextID())
+	var seq [][]BackendID
+	if g != nil {
+		seq = g.BucketSeq
+		gs.addTable(g, t)
+	} else {
+		if seq, err = roundRobinSeq(c.placementBackends(), t.Dist.Buckets, t.ReplicationNum); err != nil {
+			return nil, err
+		}
+		if t.ColocateGroup != "" {
+			gs.create(b, t, seq)
+		}
+	}
+	t.Partitions, err = buildPartitions(t.PartKind, t.partColumn(), specs)
+	if err != nil {
+		return nil, err
+	}
+	if t.PartKind == PartNone {
+		t.Partitions = []*Partition{{Name: t.Name, VisibleVersion: 1, NextVersion: 2}}
+	}
+	for _, p := range t.Partitions {
+		p.ID = PartitionID(b.nextID())
+	}
+	placeTablets(b, t.Partitions, seq)
+	b.put(idKey(keyTable, int64(t.ID)), t)
+	gs.stage(b)
+	if err := c.commit(b); err != nil {
+		return nil, err
+	}
+	c.tables[t.ID] = t
+	c.indexTable(t)
+	gs.apply()
+	return t, nil
+}
+
+// placeTablets gives every partition one tablet per bucket of seq, with
+// consecutive tablet ids (partition by partition, bucket by bucket).
+func placeTablets(b *batch, parts []*Partition, seq [][]BackendID) {
+	for _, p := range parts {
+		p.Tablets = make([]*Tablet, len(seq))
+		for i, bes := range seq {
+			tb := &Tablet{ID: b.nextTablet(), Bucket: i, Replicas: make([]Replica, len(bes))}
+			for r, be := range bes {
+				tb.Replicas[r] = Replica{ID: b.nextReplica(), BackendID: be}
+			}
+			p.Tablets[i] = tb
+		}
+	}
+}
+
+func (t *Table) partColumn() Column {
+	if t.PartKind == PartNone {
+		return Column{}
+	}
+	return t.Columns[t.PartColumn]
+}
+
+// buildTable validates spec into a table without ids, partitions or
+// placement; it also returns the partition specs to build.
+func buildTable(db DBID, spec *TableSpec) (*Table, []PartitionSpec, error) {
+	t := &Table{
+		DBID:           db,
+		Name:           spec.Name,
+		Keys:           spec.Keys,
+		PartKind:       spec.PartKind,
+		ReplicationNum: spec.ReplicationNum,
+		ColocateGroup:  spec.ColocateWith,
+		Properties:     nilIfEmpty(maps.Clone(spec.Properties)),
+		Comment:        spec.Comment,
+	}
+	if t.ReplicationNum == 0 {
+		t.ReplicationNum = DefaultReplicationNum
+	}
+	if t.ReplicationNum < 0 {
+		return nil, nil, sqlerr.Doris.New(fmt.Sprintf("Invalid replication_num: %d", t.ReplicationNum))
+	}
+	if len(spec.Columns) == 0 {
+		return nil, nil, sqlerr.Doris.New("Table should have at least one column")
+	}
+	if t.Keys > storage.AggKeys {
+		return nil, nil, sqlerr.Assertf("catalog: unknown keys type %d", t.Keys)
+	}
+	seen := map[string]bool{}
+	for _, col := range spec.Columns {
+		if col.Name == "" {
+			return nil, nil, sqlerr.WrongColumnName.New(col.Name)
+		}
+		if seen[strings.ToLower(col.Name)] {
+			return nil, nil, sqlerr.DupFieldName.New(col.Name)
+		}
+		seen[strings.ToLower(col.Name)] = true
+		col.IsKey = false
+		t.Columns = append(t.Columns, col)
+	}
+	if err := t.setKeys(spec.KeyColumns); err != nil {
+		return nil, nil, err
+	}
+	if err := t.setDist(spec.Dist); err != nil {
+		return nil, nil, err
+	}
+	if err := t.setPartColumn(spec); err != nil {
+		return nil, nil, err
+	}
+	if t.ColocateGroup != "" && t.Dist.Kind == DistRandom {
+		return nil, nil, sqlerr.Doris.New("Random distribution for colocate table is unsupported")
+	}
+	return t, spec.Partitions, nil
+}
+
+func (t *Table) setKeys(keys []string) error {
+	if len(keys) == 0 {
+		switch t.Keys {
+		case storage.DupKeys:
+			keys = []string{t.Columns[0].Name}
+		case storage.AggKeys:
+			for _, col := range t.Columns {
+				if col.Agg != storage.AggNone {
+					break
+				}
+				keys = append(keys, col.Name)
+			}
+		}
+		if len(keys) == 0 {
+			return sqlerr.Doris.New(fmt.Sprintf("%s KEY table must specify key columns", t.Keys))
+		}
+	}
+	for i, k := range keys {
+		idx := t.ColumnIndex(k)
+		if idx < 0 {
+			return sqlerr.KeyColumnMissing.New(k)
+		}
+		if idx != i {
+			return sqlerr.Doris.New(fmt.Sprintf("Key columns should be a ordered prefix of the schema. KeyColumns[%d] (starts from zero) is %s, "+
+				"but corresponding column is %s in the previous columns declaration.", i, k, t.Columns[i].Name))
+		}
+		t.Columns[i].IsKey = true
+	}
+	t.NumKeys = len(keys)
+	for _, col := range t.Columns {
+		switch {
+		case col.IsKey && col.Agg != storage.AggNone:
+			return sqlerr.Doris.New(fmt.Sprintf("Key column %s can not set aggregation type", col.Name))
+		case !col.IsKey && t.Keys == storage.AggKeys && col.Agg == storage.AggNone:
+			return sqlerr.Doris.New(fmt.Sprintf("The value column %s of an AGGREGATE KEY table must have an aggregation type", col.Name))
+		case col.Agg != storage.AggNone && t.Keys != storage.AggKeys:
+			return sqlerr.Doris.New(fmt.Sprintf("Aggregation type %s of column %s is only allowed in an AGGREGATE KEY table", col.Agg, col.Name))
+		}
+	}
+	return nil
+}
+
+func (t *Table) setDist(d DistSpec) error {
+	if d.Buckets < 0 {
+		return sqlerr.Doris.New("Number of buckets should be positive.")
+	}
+	t.Dist = Distribution{Kind: d.Kind, Buckets: d.Buckets}
+	switch d.Kind {
+	case DistRandom:
+		if t.Keys != storage.DupKeys {
+			return sqlerr.Doris.New(fmt.Sprintf("Random distribution is only supported for DUPLICATE KEY tables, not %s KEY", t.Keys))
+		}
+		if len(d.Columns) > 0 {
+			return sqlerr.Doris.New("Random distribution takes no columns")
+		}
+	case DistHash:
+		if len(d.Columns) == 0 {
+			return sqlerr.Doris.New("Hash distribution needs at least one column")
+		}
+		for _, name := range d.Columns {
+			idx := t.ColumnIndex(name)
+			if idx < 0 {
+				return sqlerr.Doris.New(fmt.Sprintf("Distribution column[%s] is not found", name))
+			}
+			for _, prev := range t.Dist.Columns {
+				if prev == idx {
+					return sqlerr.Doris.New(fmt.Sprintf("Duplicated distribution column: %s", name))
+				}
+			}
+			if t.Keys != storage.DupKeys && !t.Columns[idx].IsKey {
+				return sqlerr.Doris.New(fmt.Sprintf("Distribution column[%s] is not key column", name))
+			}
+			t.Dist.Columns = append(t.Dist.Columns, idx)
+		}
+	default:
+		return sqlerr.Assertf("catalog: unknown distribution kind %d", d.Kind)
+	}
+	return nil
+}
+
+func (t *Table) setPartColumn(spec *TableSpec) error {
+	switch spec.PartKind {
+	case PartNone:
+		if len(spec.Partitions) > 0 || spec.PartColumn != "" {
+			return sqlerr.Assertf("catalog: partitions given for an unpartitioned table")
+		}
+		return nil
+	case PartRange, PartList:
+	default:
+		return sqlerr.Assertf("catalog: unknown partition kind %d", spec.PartKind)
+	}
+	idx := t.ColumnIndex(spec.PartColumn)
+	if idx < 0 {
+		return sqlerr.Doris.New(fmt.Sprintf("Partition column[%s] is not found", spec.PartColumn))
+	}
+	col := t.Columns[idx]
+	if t.Keys != storage.DupKeys && !col.IsKey {
+		return sqlerr.Doris.New("The partition column could not be aggregated column")
+	}
+	if spec.PartKind == PartRange && !rangeKeyOK(col.Type) {
+		return sqlerr.Doris.New(fmt.Sprintf("Column[%s] type[%s] cannot be a range partition key.", col.Name, col.Type))
+	}
+	if spec.PartKind == PartList && !listKeyOK(col.Type) {
+		return sqlerr.Doris.New(fmt.Sprintf("Column[%s] type[%s] cannot be a list partition key.", col.Name, col.Type))
+	}
+	t.PartColumn = idx
+	return nil
+}
+
+// DropTable drops a table (1051 if missing, unless ifExists) and returns it
+// so the caller can drop its tablets on the backends. Dropping the last
+// member of a colocate group drops the group.
+func (c *Catalog) DropTable(db, name string, ifExists bool) (*Table, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, err := c.tableLocked(db, name)
+	if err != nil {
+		if ifExists && sqlerr.As(err).Code == sqlerr.NoSuchTable.Code {
+			return nil, nil
+		}
+		if sqlerr.As(err).Code == sqlerr.NoSuchTable.Code {
+			return nil, sqlerr.BadTable.New(db + "." + name)
+		}
+		return nil, err
+	}
+	b := c.newBatch()
+	b.del(idKey(keyTable, int64(t.ID)))
+	gs := newGroupEdits(c)
+	gs.removeTable(t)
+	gs.stage(b)
+	if err := c.commit(b); err != nil {
+		return nil, err
+	}
+	delete(c.tables, t.ID)
+	delete(c.tableNames[t.DBID], t.Name)
+	gs.apply()
+	return t, nil
+}
+
+// TruncateTable replaces every partition by an empty one: new partition and
+// tablet ids, placed by the same rules as CREATE (the group's sequence for a
+// colocate table), versions reset and row counts 0. The table id stays.
+func (c *Catalog) TruncateTable(db, name string) (old, new *Table, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, err = c.tableLocked(db, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	var seq [][]BackendID
+	if g, ok := c.groupLocked(old.DBID, old.ColocateGroup); ok && old.ColocateGroup != "" {
+		seq = g.BucketSeq
+	} else if seq, err = roundRobinSeq(c.placementBackends(), old.Dist.Buckets, old.ReplicationNum); err != nil {
+		return nil, nil, err
+	}
+	t := old.clone()
+	b := c.newBatch()
+	t.Partitions = make([]*Partition, len(old.Partitions))
+	for i, p := range old.Partitions {
+		t.Partitions[i] = &Partition{
+			ID: PartitionID(b.nextID()), Name: p.Name, Lower: p.Lower, Upper: p.Upper, Values: p.Values,
+			VisibleVersion: 1, NextVersion: 2,
+		}
+	}
+	placeTablets(b, t.Partitions, seq)
+	b.put(idKey(keyTable, int64(t.ID)), t)
+	if err := c.commit(b); err != nil {
+		return nil, nil, err
+	}
+	c.tables[t.ID] = t
+	c.refreshGroups()
+	return old, t, nil
+}
+
+// clone copies the table header; partitions are shared (they are immutable)
+// until the caller replaces the ones it changes.
+func (t *Table) clone() *Table {
+	n := *t
+	n.Partitions = append([]*Partition(nil), t.Partitions...)
+	return &n
+}
+
+// DistColumns returns the distribution columns in declared order.
+func (t *Table) DistColumns() []Column {
+	out := make([]Column, len(t.Dist.Columns))
+	for i, ci := range t.Dist.Columns {
+		out[i] = t.Columns[ci]
+	}
+	return out
+}
+
+// ColumnIndex finds a column by name, case-insensitively; -1 if none.
+func (t *Table) ColumnIndex(name string) int {
+	for i, c := range t.Columns {
+		if strings.EqualFold(c.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// BucketOf returns the bucket of a row whose distribution column values are
+// vals (in Dist.Columns order), with the one distribution hash.
+func (c *Catalog) BucketOf(t *Table, vals []types.Datum) int {
+	return types.Bucket(types.HashDatums(vals), t.Dist.Buckets)
+}
+
+func nilIfEmpty(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}

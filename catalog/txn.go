@@ -1,0 +1,367 @@
+package catalog
+
+import (
+	"fmt"
+	"maps"
+	"sort"
+	"time"
+
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/storage"
+)
+
+// TxnState is a load transaction's state (Doris TransactionStatus).
+type TxnState uint8
+
+const (
+	TxnPrepare   TxnState = iota // begun: rows being written to the backends
+	TxnCommitted                 // versions assigned, durable; not yet visible
+	TxnVisible                   // published on every backend; readable
+	TxnAborted                   // rolled back; its label may be reused
+)
+
+func (s TxnState) String() string {
+	switch s {
+	case TxnPrepare:
+		return "PREPARE"
+	case TxnCommitted:
+		return "COMMITTED"
+	case TxnVisible:
+		return "VISIBLE"
+	case TxnAborted:
+		return "ABORTED"
+	}
+	return fmt.Sprintf("TxnState(%d)", s)
+}
+
+// Txn is a load transaction record. Immutable once handed out.
+type Txn struct {
+	ID     storage.TxnID `json:"id"`
+	DBID   DBID          `json:"db_id"`
+	Label  string        `json:"label"`
+	State  TxnState      `json:"state"`
+	Tables []TableID     `json:"tables"`
+	// Versions is the version each loaded partition got at commit.
+	Versions   map[PartitionID]storage.Version          `json:"versions"`
+	Stats      map[storage.TabletID]storage.RowsetStats `json:"stats"`
+	CreateTime time.Time                                `json:"create_time"`
+	CommitTime time.Time                                `json:"commit_time"`
+	FinishTime time.Time                                `json:"finish_time"` // visible or aborted
+	Reason     string                                   `json:"reason,omitempty"`
+}
+
+func (t *Txn) clone() *Txn {
+	n := *t
+	return &n
+}
+
+// LabelUsedError reports a label already taken by a non-aborted txn. It
+// unwraps to a 1105 sqlerr with Doris's text; stream load also reads State
+// for "ExistingJobStatus".
+type LabelUsedError struct {
+	Label string
+	TxnID storage.TxnID
+	State TxnState
+}
+
+func (e *LabelUsedError) Error() string { return e.Unwrap().Error() }
+
+func (e *LabelUsedError) Unwrap() error {
+	return sqlerr.Doris.New(fmt.Sprintf("Label [%s] has already been used, relate to txn [%d], status [%s].", e.Label, e.TxnID, e.State))
+}
+
+func txnNotFound(id storage.TxnID) error {
+	return sqlerr.Doris.New(fmt.Sprintf("transaction not found, id: %d", id))
+}
+
+func (c *Catalog) indexLabel(t *Txn) {
+	c.labels[labelKey{t.DBID, t.Label}] = t.ID
+}
+
+// BeginTxn starts a load into tables of db (persisted as PREPARE). An empty
+// label gets a generated one; a label of a non-aborted txn of the same
+// database is a *LabelUsedError.
+func (c *Catalog) BeginTxn(db, label string, tables []TableID) (*Txn, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, err := c.dbLocked(db)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range tables {
+		if t, ok := c.tables[id]; !ok || t.DBID != d.ID {
+			return nil, sqlerr.Doris.New(fmt.Sprintf("table %d does not exist in database %s", id, db))
+		}
+	}
+	if label != "" {
+		if prev, ok := c.labels[labelKey{d.ID, label}]; ok {
+			if p := c.txns[prev]; p.State != TxnAborted {
+				return nil, &LabelUsedError{Label: label, TxnID: p.ID, State: p.State}
+			}
+		}
+	}
+	b := c.newBatch()
+	now := c.now()
+	t := &Txn{ID: b.nextTxn(), DBID: d.ID, Label: label, State: TxnPrepare, Tables: append([]TableID(nil), tables...), CreateTime: now}
+	if t.Label == "" {
+		t.Label = fmt.Sprintf("label_%d_%x", t.ID, now.UnixNano())
+	}
+	b.put(idKey(keyTxn, int64(t.ID)), t)
+	if err := c.commit(b); err != nil {
+		return nil, err
+	}
+	c.txns[t.ID] = t
+	c.indexLabel(t)
+	return t, nil
+}
+
+// CommitTxn assigns each listed partition its NextVersion (then advances it)
+// and records the per-tablet stats, in one persisted write together with
+// the COMMITTED state. After it returns the load is durable: FinishTxn may
+// be retried (e.g. after a restart) until every backend has published.
+func (c *Catalog) CommitTxn(id storage.TxnID, partitions []PartitionID, rows, bytes map[storage.TabletID]int64) (*Txn, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, ok := c.txns[id]
+	if !ok {
+		return nil, txnNotFound(id)
+	}
+	if old.State != TxnPrepare {
+		return nil, sqlerr.Doris.New(fmt.Sprintf("transaction [%d] is already %s, can not commit", id, old.State))
+	}
+	tables := map[TableID]*Table{} // new versions
+	owner := map[PartitionID]TableID{}
+	for _, tid := range old.Tables {
+		if t := c.tables[tid]; t != nil {
+			for _, p := range t.Partitions {
+				owner[p.ID] = tid
+			}
+		}
+	}
+	txn := old.clone()
+	txn.Versions = make(map[PartitionID]storage.Version, len(partitions))
+	txn.Stats = map[storage.TabletID]storage.RowsetStats{}
+	inTxn := map[storage.TabletID]bool{}
+	for _, pid := range partitions {
+		tid, ok := owner[pid]
+		if !ok {
+			return nil, sqlerr.Doris.New(fmt.Sprintf("partition %d of transaction [%d] does not exist (table dropped or truncated?)", pid, id))
+		}
+		if _, dup := txn.Versions[pid]; dup {
+			continue
+		}
+		t := tables[tid]
+		if t == nil {
+			t = c.tables[tid].clone()
+			tables[tid] = t
+		}
+		for i, p := range t.Partitions {
+			if p.ID != pid {
+				continue
+			}
+			np := *p
+			txn.Versions[pid] = np.NextVersion
+			np.NextVersion++
+			t.Partitions[i] = &np
+			for _, tb := range p.Tablets {
+				inTxn[tb.ID] = true
+			}
+		}
+	}
+	for tab, n := range rows {
+		if !inTxn[tab] {
+			return nil, sqlerr.Assertf("catalog: txn %d: tablet %d is not in a committed partition", id, tab)
+		}
+		s := txn.Stats[tab]
+		s.Rows = n
+		txn.Stats[tab] = s
+	}
+	for tab, n := range bytes {
+		if !inTxn[tab] {
+			return nil, sqlerr.Assertf("catalog: txn %d: tablet %d is not in a committed partition", id, tab)
+		}
+		s := txn.Stats[tab]
+		s.Bytes = n
+		txn.Stats[tab] = s
+	}
+	txn.State = TxnCommitted
+	txn.CommitTime = c.now()
+	b := c.newBatch()
+	for _, t := range tables {
+		b.put(idKey(keyTable, int64(t.ID)), t)
+	}
+	b.put(idKey(keyTxn, int64(id)), txn)
+	if err := c.commit(b); err != nil {
+		return nil, err
+	}
+	maps.Copy(c.tables, tables)
+	c.txns[id] = txn
+	return txn, nil
+}
+
+// FinishTxn makes a committed txn VISIBLE once every backend has published
+// it: each partition's VisibleVersion rises to the txn's version (never
+// lowers) and row counts and sizes grow by the txn's stats. Finishing a
+// VISIBLE txn again is a no-op. Partitions dropped meanwhile are skipped.
+func (c *Catalog) FinishTxn(id storage.TxnID) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, ok := c.txns[id]
+	if !ok {
+		return txnNotFound(id)
+	}
+	switch old.State {
+	case TxnVisible:
+		return nil
+	case TxnCommitted:
+	default:
+		return sqlerr.Doris.New(fmt.Sprintf("transaction [%d] is %s, can not be made visible", id, old.State))
+	}
+	tables := map[TableID]*Table{}
+	for _, tid := range old.Tables {
+		t := c.tables[tid]
+		if t == nil {
+			continue
+		}
+		var nt *Table
+		for i, p := range t.Partitions {
+			v, ok := old.Versions[p.ID]
+			if !ok {
+				continue
+			}
+			if nt == nil {
+				nt = t.clone()
+			}
+			np := *p
+			np.VisibleVersion = max(np.VisibleVersion, v)
+			np.Tablets = make([]*Tablet, len(p.Tablets))
+			for j, tb := range p.Tablets {
+				s, ok := old.Stats[tb.ID]
+				if !ok {
+					np.Tablets[j] = tb
+					continue
+				}
+				ntb := *tb
+				ntb.RowCount += s.Rows
+				np.Tablets[j] = &ntb
+				np.RowCount += s.Rows
+				np.DataSize += s.Bytes
+			}
+			nt.Partitions[i] = &np
+		}
+		if nt != nil {
+			tables[tid] = nt
+		}
+	}
+	txn := old.clone()
+	txn.State = TxnVisible
+	txn.FinishTime = c.now()
+	b := c.newBatch()
+	for _, t := range tables {
+		b.put(idKey(keyTable, int64(t.ID)), t)
+	}
+	b.put(idKey(keyTxn, int64(id)), txn)
+	if err := c.commit(b); err != nil {
+		return err
+	}
+	maps.Copy(c.tables, tables)
+	c.txns[id] = txn
+	return nil
+}
+
+// AbortTxn rolls back a PREPARE txn, freeing its label. Aborting an aborted
+// txn is a no-op; a committed or visible one cannot be aborted.
+func (c *Catalog) AbortTxn(id storage.TxnID, reason string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, ok := c.txns[id]
+	if !ok {
+		return txnNotFound(id)
+	}
+	switch old.State {
+	case TxnAborted:
+		return nil
+	case TxnPrepare:
+	default:
+		return sqlerr.Doris.New(fmt.Sprintf("transaction [%d] is already %s, can not abort", id, old.State))
+	}
+	txn := old.clone()
+	txn.State, txn.Reason, txn.FinishTime = TxnAborted, reason, c.now()
+	b := c.newBatch()
+	b.put(idKey(keyTxn, int64(id)), txn)
+	if err := c.commit(b); err != nil {
+		return err
+	}
+	c.txns[id] = txn
+	return nil
+}
+
+// Txn returns a txn by id.
+func (c *Catalog) Txn(id storage.TxnID) (*Txn, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	t, ok := c.txns[id]
+	return t, ok
+}
+
+// TxnByLabel returns the newest txn with this label in db.
+func (c *Catalog) TxnByLabel(db, label string) (*Txn, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	d, err := c.dbLocked(db)
+	if err != nil {
+		return nil, false
+	}
+	id, ok := c.labels[labelKey{d.ID, label}]
+	if !ok {
+		return nil, false
+	}
+	return c.txns[id], true
+}
+
+// Txns lists the txns in a state, by id (recovery after a restart finishes
+// COMMITTED ones and aborts PREPARE ones).
+func (c *Catalog) Txns(state TxnState) []*Txn {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.sortedTxns(func(t *Txn) bool { return t.State == state })
+}
+
+func (c *Catalog) sortedTxns(keep func(*Txn) bool) []*Txn {
+	var out []*Txn
+	for _, t := range c.txns {
+		if keep(t) {
+			out = append(out, t)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// CleanTxns forgets VISIBLE and ABORTED txns finished before cutoff (Doris
+// keeps labels for label_keep_max_second); it returns how many it removed.
+func (c *Catalog) CleanTxns(cutoff time.Time) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.sortedTxns(func(t *Txn) bool {
+		return (t.State == TxnVisible || t.State == TxnAborted) && t.FinishTime.Before(cutoff)
+	})
+	if len(old) == 0 {
+		return 0, nil
+	}
+	b := c.newBatch()
+	for _, t := range old {
+		b.del(idKey(keyTxn, int64(t.ID)))
+	}
+	if err := c.commit(b); err != nil {
+		return 0, err
+	}
+	for _, t := range old {
+		delete(c.txns, t.ID)
+		k := labelKey{t.DBID, t.Label}
+		if c.labels[k] == t.ID {
+			delete(c.labels, k)
+		}
+	}
+	return len(old), nil
+}

@@ -1,0 +1,93 @@
+// Command dorisgo runs a dorisgo frontend with embedded backends
+// (standalone, the default), a frontend alone (fe) or a backend alone (be).
+//
+//	dorisgo [standalone] [--data-dir DIR] [--mysql-port 9030] [--http-port 8030] [--backends 3] [--host 127.0.0.1]
+//	dorisgo fe [--data-dir DIR] [--mysql-port 9030] [--http-port 8030] [--host H]
+//	dorisgo be [--data-dir DIR] [--be-port 9060] [--host H]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/dorisgo/dorisgo/execution/be"
+	"github.com/dorisgo/dorisgo/server"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "dorisgo:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	mode := "standalone"
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		mode, args = args[0], args[1:]
+	}
+	fs := flag.NewFlagSet("dorisgo "+mode, flag.ContinueOnError)
+	dataDir := fs.String("data-dir", "./dorisgo-data", "all persistent state")
+	host := fs.String("host", "127.0.0.1", "listen address")
+	mysqlPort := fs.Int("mysql-port", 9030, "MySQL protocol port (fe, standalone)")
+	httpPort := fs.Int("http-port", 8030, "HTTP port: stream load, /metrics (fe, standalone)")
+	backends := fs.Int("backends", 3, "embedded backends (standalone)")
+	bePort := fs.Int("be-port", 9060, "gRPC port (be); first embedded backend's port in standalone (0 = any)")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(*logLevel)); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
+
+	switch mode {
+	case "standalone", "fe":
+		n := *backends
+		if mode == "fe" {
+			n = 0
+		}
+		beBase := *bePort
+		if mode == "standalone" && !flagSet(fs, "be-port") {
+			beBase = 0 // embedded backends take any free port unless asked
+		}
+		srv, err := server.Start(server.Config{DataDir: *dataDir, Host: *host, MySQLPort: *mysqlPort, HTTPPort: *httpPort,
+			Backends: n, BEPort: beBase, Log: log})
+		if err != nil {
+			return err
+		}
+		log.Info("dorisgo started", "mode", mode, "mysql", srv.MySQLAddr(), "http", srv.HTTPAddr(), "backends", n, "data-dir", *dataDir)
+		<-stop
+		srv.Close()
+	case "be":
+		b, err := be.Start(*dataDir, net.JoinHostPort(*host, fmt.Sprint(*bePort)), log)
+		if err != nil {
+			return err
+		}
+		log.Info("dorisgo backend started", "addr", b.Addr(), "data-dir", *dataDir)
+		<-stop
+		b.Stop()
+	default:
+		return fmt.Errorf("unknown command %q (want standalone, fe or be)", mode)
+	}
+	return nil
+}
+
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			set = true
+		}
+	})
+	return set
+}

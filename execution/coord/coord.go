@@ -1,0 +1,154 @@
+// Package coord is the FE's coordinator: it reaches the backends over rpc,
+// keeps their liveness in the catalog (heartbeats), creates and drops their
+// tablets, runs load transactions Doris-style (write every replica, prepare,
+// commit in the FE's catalog, publish everywhere) and schedules query
+// fragments onto the backends holding the data.
+package coord
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/execution/rpc"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+)
+
+// HeartbeatInterval is how often the FE pings every backend; a backend that
+// misses one is marked dead at once, so the FE learns of a death within
+// about this long.
+const HeartbeatInterval = time.Second
+
+// Coordinator is the FE's handle on the backends.
+type Coordinator struct {
+	cat *catalog.Catalog
+	log *slog.Logger
+
+	mu      sync.Mutex
+	clients map[catalog.BackendID]*rpc.Client
+	// loadLocks serialize loads per table so partition versions become
+	// visible in commit order.
+	loadLocks map[catalog.TableID]*sync.Mutex
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+// New returns a coordinator over cat; call Start to begin heartbeats.
+func New(cat *catalog.Catalog, log *slog.Logger) *Coordinator {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Coordinator{cat: cat, log: log, clients: map[catalog.BackendID]*rpc.Client{},
+		loadLocks: map[catalog.TableID]*sync.Mutex{}, stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+// Start runs one heartbeat round synchronously (so a fresh FE knows which
+// backends are alive before serving), recovers unfinished transactions, and
+// then heartbeats in the background.
+func (c *Coordinator) Start(ctx context.Context) error {
+	c.Heartbeat(ctx)
+	if err := c.Recover(ctx); err != nil {
+		return err
+	}
+	go c.loop()
+	return nil
+}
+
+// Close stops heartbeats and closes backend connections.
+func (c *Coordinator) Close() {
+	close(c.stop)
+	<-c.done
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cl := range c.clients {
+		cl.Close()
+	}
+}
+
+func (c *Coordinator) loop() {
+	defer close(c.done)
+	t := time.NewTicker(HeartbeatInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), HeartbeatInterval)
+			c.Heartbeat(ctx)
+			cancel()
+		}
+	}
+}
+
+// Heartbeat pings every backend once, in parallel, and records the result.
+func (c *Coordinator) Heartbeat(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, b := range c.cat.Backends() {
+		wg.Add(1)
+		go func(b *catalog.Backend) {
+			defer wg.Done()
+			cl, err := c.Client(b.ID)
+			if err == nil {
+				hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+				var resp rpc.HeartbeatResp
+				err = cl.Do(hctx, rpc.ActHeartbeat, struct{}{}, &resp)
+				cancel()
+			}
+			if err != nil {
+				c.cat.SetBackendState(b.ID, false, err.Error(), b.LastHeartbeat)
+				return
+			}
+			c.cat.SetBackendState(b.ID, true, "", time.Now())
+		}(b)
+	}
+	wg.Wait()
+}
+
+// Client returns the rpc client of a backend.
+func (c *Coordinator) Client(id catalog.BackendID) (*rpc.Client, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cl, ok := c.clients[id]; ok {
+		return cl, nil
+	}
+	b, ok := c.cat.Backend(id)
+	if !ok {
+		return nil, sqlerr.Doris.New(fmt.Sprintf("backend %d does not exist", id))
+	}
+	cl, err := rpc.Dial(fmt.Sprintf("%s:%d", b.Host, b.Port))
+	if err != nil {
+		return nil, err
+	}
+	c.clients[id] = cl
+	return cl, nil
+}
+
+// ForgetBackend closes the connection of a dropped backend.
+func (c *Coordinator) ForgetBackend(id catalog.BackendID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cl, ok := c.clients[id]; ok {
+		cl.Close()
+		delete(c.clients, id)
+	}
+}
+
+// backendErr names the backend in an rpc failure, as users need to know which node failed.
+func (c *Coordinator) backendErr(id catalog.BackendID, err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := err.(*sqlerr.Error); ok {
+		return err
+	}
+	addr := ""
+	if b, ok := c.cat.Backend(id); ok {
+		addr = fmt.Sprintf("%s:%d", b.Host, b.Port)
+	}
+	return sqlerr.Doris.New(fmt.Sprintf("backend %d (%s) failed: %v", id, addr, err))
+}

@@ -1,0 +1,323 @@
+package coord
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/execution/rpc"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/sql/types"
+	"github.com/dorisgo/dorisgo/storage"
+)
+
+// LoadResult reports a committed, visible load.
+type LoadResult struct {
+	Txn   storage.TxnID
+	Label string
+	Rows  int64
+	Bytes int64
+}
+
+// Source produces a load's rows: it calls yield with batches holding every
+// column of the table in schema order, already typed and validated.
+type Source func(yield func(arrow.Record) error) error
+
+// Load runs one load transaction into table t: every replica of every
+// tablet gets its rows, then the FE commits (one synced catalog write: the
+// commit point) and every backend publishes. After a crash a committed
+// load is re-published by Recover, an uncommitted one aborted, so a load is
+// visible everywhere or nowhere.
+func (c *Coordinator) Load(ctx context.Context, db string, t *catalog.Table, label string, src Source) (*LoadResult, error) {
+	lock := c.tableLock(t.ID)
+	lock.Lock()
+	defer lock.Unlock()
+	// The table may have changed (TRUNCATE, ALTER) while we waited.
+	cur, ok := c.cat.TableByID(t.ID)
+	if !ok {
+		return nil, sqlerr.NoSuchTable.New(db, t.Name)
+	}
+	t = cur
+
+	txn, err := c.cat.BeginTxn(db, label, []catalog.TableID{t.ID})
+	if err != nil {
+		return nil, err
+	}
+	l := &loader{c: c, t: t, txn: txn.ID, ctx: ctx, streams: map[catalog.BackendID]*rpc.Loader{}, touched: map[storage.TabletID]*catalog.Partition{}}
+	res, err := l.run(src)
+	if err != nil {
+		l.abort(err)
+		return nil, err
+	}
+	res.Label = txn.Label
+	return res, nil
+}
+
+func (c *Coordinator) tableLock(id catalog.TableID) *sync.Mutex {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, ok := c.loadLocks[id]
+	if !ok {
+		m = &sync.Mutex{}
+		c.loadLocks[id] = m
+	}
+	return m
+}
+
+type loader struct {
+	c       *Coordinator
+	t       *catalog.Table
+	txn     storage.TxnID
+	ctx     context.Context
+	streams map[catalog.BackendID]*rpc.Loader
+	touched map[storage.TabletID]*catalog.Partition
+	rows    int64
+	rr      int // round-robin cursor for RANDOM distribution
+}
+
+func (l *loader) run(src Source) (*LoadResult, error) {
+	schema := types.ArrowSchema(tableColumns(l.t))
+	if err := src(func(rec arrow.Record) error { return l.route(rec, schema) }); err != nil {
+		return nil, err
+	}
+	for be, s := range l.streams {
+		if err := s.Close(); err != nil {
+			return nil, l.c.backendErr(be, err)
+		}
+	}
+	// Prepare: every backend fsyncs its pending rowsets.
+	rows := map[storage.TabletID]int64{}
+	bytes := map[storage.TabletID]int64{}
+	for be := range l.streams {
+		cl, err := l.c.Client(be)
+		if err != nil {
+			return nil, err
+		}
+		var resp rpc.PrepareResp
+		if err := cl.Do(l.ctx, rpc.ActPrepare, rpc.TxnReq{Txn: l.txn}, &resp); err != nil {
+			return nil, l.c.backendErr(be, err)
+		}
+		for tb, st := range resp.Stats {
+			// Replicas hold the same rows; count each tablet once.
+			rows[tb] = st.Rows
+			bytes[tb] = st.Bytes
+		}
+	}
+	var parts []catalog.PartitionID
+	seen := map[catalog.PartitionID]bool{}
+	for _, p := range l.touched {
+		if !seen[p.ID] {
+			seen[p.ID] = true
+			parts = append(parts, p.ID)
+		}
+	}
+	// The commit point.
+	if _, err := l.c.cat.CommitTxn(l.txn, parts, rows, bytes); err != nil {
+		return nil, err
+	}
+	if err := l.c.publish(l.ctx, l.txn); err != nil {
+		// Committed: durable, and Recover's retry loop will make it visible.
+		return nil, sqlerr.Doris.New(fmt.Sprintf("load committed but not yet visible: %v", err))
+	}
+	var total, nbytes int64
+	for tb := range rows {
+		total += rows[tb]
+		nbytes += bytes[tb]
+	}
+	return &LoadResult{Txn: l.txn, Rows: l.rows, Bytes: nbytes}, nil
+}
+
+func (l *loader) abort(cause error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for be, s := range l.streams {
+		_ = s // the stream may be broken; aborting on the backend drops what it got
+		if cl, err := l.c.Client(be); err == nil {
+			_ = cl.Do(ctx, rpc.ActAbort, rpc.TxnReq{Txn: l.txn}, nil)
+		}
+	}
+	_ = l.c.cat.AbortTxn(l.txn, cause.Error())
+}
+
+func tableColumns(t *catalog.Table) []types.Column {
+	out := make([]types.Column, len(t.Columns))
+	for i, c := range t.Columns {
+		out[i] = c.Column
+	}
+	return out
+}
+
+// route splits a batch by (partition, bucket) and sends each piece to every
+// replica of its tablet.
+func (l *loader) route(rec arrow.Record, schema *arrow.Schema) error {
+	n := int(rec.NumRows())
+	if n == 0 {
+		return nil
+	}
+	if err := l.ctx.Err(); err != nil {
+		return err
+	}
+	l.rows += int64(n)
+	parts, err := partitionOf(l.t, rec)
+	if err != nil {
+		return err
+	}
+	buckets := make([]int, n)
+	if l.t.Dist.Kind == catalog.DistHash {
+		cols := make([]arrow.Array, len(l.t.Dist.Columns))
+		for i, ci := range l.t.Dist.Columns {
+			cols[i] = rec.Column(ci)
+		}
+		hs := make([]uint64, n)
+		types.HashColumns(cols, hs)
+		for i, h := range hs {
+			buckets[i] = types.Bucket(h, l.t.Dist.Buckets)
+		}
+	} else {
+		// RANDOM: the whole batch goes to one bucket, rotating per batch.
+		b := l.rr % l.t.Dist.Buckets
+		l.rr++
+		for i := range buckets {
+			buckets[i] = b
+		}
+	}
+	groups := map[*catalog.Tablet][]int32{}
+	var order []*catalog.Tablet
+	for i := 0; i < n; i++ {
+		p := l.t.Partitions[parts[i]]
+		tb := p.Tablets[buckets[i]]
+		if _, ok := groups[tb]; !ok {
+			order = append(order, tb)
+			l.touched[tb.ID] = p
+		}
+		groups[tb] = append(groups[tb], int32(i))
+	}
+	for _, tb := range order {
+		idx := groups[tb]
+		piece, err := take(rec, idx, schema)
+		if err != nil {
+			return err
+		}
+		for _, r := range tb.Replicas {
+			s, err := l.stream(r.BackendID, schema)
+			if err != nil {
+				piece.Release()
+				return err
+			}
+			if err := s.Write(tb.ID, piece); err != nil {
+				piece.Release()
+				return l.c.backendErr(r.BackendID, err)
+			}
+		}
+		piece.Release()
+	}
+	return nil
+}
+
+func (l *loader) stream(be catalog.BackendID, schema *arrow.Schema) (*rpc.Loader, error) {
+	if s, ok := l.streams[be]; ok {
+		return s, nil
+	}
+	if b, ok := l.c.cat.Backend(be); !ok || !b.Alive {
+		return nil, sqlerr.Doris.New(fmt.Sprintf("backend %d is not alive: cannot write its replicas", be))
+	}
+	cl, err := l.c.Client(be)
+	if err != nil {
+		return nil, err
+	}
+	s, err := cl.Load(l.ctx, l.txn, schema)
+	if err != nil {
+		return nil, l.c.backendErr(be, err)
+	}
+	l.streams[be] = s
+	return s, nil
+}
+
+// take gathers rows idx of rec (all rows: rec itself, retained).
+func take(rec arrow.Record, idx []int32, schema *arrow.Schema) (arrow.Record, error) {
+	if len(idx) == int(rec.NumRows()) {
+		rec.Retain()
+		if !rec.Schema().Equal(schema) {
+			out := array.NewRecord(schema, rec.Columns(), rec.NumRows())
+			rec.Release()
+			return out, nil
+		}
+		return rec, nil
+	}
+	b := array.NewInt32Builder(memory.DefaultAllocator)
+	b.AppendValues(idx, nil)
+	ind := b.NewArray()
+	b.Release()
+	defer ind.Release()
+	cols := make([]arrow.Array, rec.NumCols())
+	for i := range cols {
+		a, err := compute.TakeArray(context.Background(), rec.Column(i), ind)
+		if err != nil {
+			for _, c := range cols[:i] {
+				c.Release()
+			}
+			return nil, err
+		}
+		cols[i] = a
+	}
+	out := array.NewRecord(schema, cols, int64(len(idx)))
+	for _, c := range cols {
+		c.Release()
+	}
+	return out, nil
+}
+
+// partitionOf returns, per row, the index of the partition it belongs to.
+func partitionOf(t *catalog.Table, rec arrow.Record) ([]int, error) {
+	n := int(rec.NumRows())
+	out := make([]int, n)
+	if t.PartKind == catalog.PartNone {
+		return out, nil
+	}
+	col := rec.Column(t.PartColumn)
+	ct := t.Columns[t.PartColumn].Type
+	for i := 0; i < n; i++ {
+		v := types.DatumAt(col, i, ct)
+		found := -1
+		for pi, p := range t.Partitions {
+			if partitionHolds(t.PartKind, p, v) {
+				found = pi
+				break
+			}
+		}
+		if found < 0 {
+			return nil, sqlerr.Doris.New(fmt.Sprintf("no partition for value %s of column %s", v.String(), t.Columns[t.PartColumn].Name))
+		}
+		out[i] = found
+	}
+	return out, nil
+}
+
+func partitionHolds(kind catalog.PartKind, p *catalog.Partition, v types.Datum) bool {
+	switch kind {
+	case catalog.PartRange:
+		if v.Null {
+			// NULL sorts lowest: it belongs to the partition with no lower bound.
+			return p.Lower == nil
+		}
+		if p.Lower != nil && types.Compare(v, *p.Lower) < 0 {
+			return false
+		}
+		return p.Upper == nil || types.Compare(v, *p.Upper) < 0
+	case catalog.PartList:
+		for _, x := range p.Values {
+			if types.Compare(v, x) == 0 && v.Null == x.Null {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}

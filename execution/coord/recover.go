@@ -1,0 +1,88 @@
+package coord
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/execution/rpc"
+	"github.com/dorisgo/dorisgo/storage"
+)
+
+// publish makes a committed transaction visible: every replica of every
+// tablet of the partitions it committed publishes at the partition's new
+// version, then the catalog advances the visible versions.
+func (c *Coordinator) publish(ctx context.Context, id storage.TxnID) error {
+	txn, ok := c.cat.Txn(id)
+	if !ok {
+		return fmt.Errorf("transaction %d not found", id)
+	}
+	per := map[catalog.BackendID]map[storage.TabletID]storage.Version{}
+	for _, tid := range txn.Tables {
+		t, ok := c.cat.TableByID(tid)
+		if !ok {
+			continue // dropped since: nothing to publish
+		}
+		for _, p := range t.Partitions {
+			v, ok := txn.Versions[p.ID]
+			if !ok {
+				continue
+			}
+			for _, tb := range p.Tablets {
+				for _, r := range tb.Replicas {
+					if per[r.BackendID] == nil {
+						per[r.BackendID] = map[storage.TabletID]storage.Version{}
+					}
+					per[r.BackendID][tb.ID] = v
+				}
+			}
+		}
+	}
+	for be, vs := range per {
+		cl, err := c.Client(be)
+		if err != nil {
+			return err
+		}
+		if err := cl.Do(ctx, rpc.ActPublish, rpc.PublishReq{Txn: id, Versions: vs}, nil); err != nil {
+			return c.backendErr(be, err)
+		}
+	}
+	return c.cat.FinishTxn(id)
+}
+
+// Recover finishes what a crash interrupted: committed transactions are
+// published (their data was durable on every replica before the commit),
+// prepared ones aborted, and backends drop pending data of transactions the
+// FE never committed.
+func (c *Coordinator) Recover(ctx context.Context) error {
+	for _, txn := range c.cat.Txns(catalog.TxnCommitted) {
+		if err := c.publish(ctx, txn.ID); err != nil {
+			c.log.Warn("republish committed transaction", "txn", txn.ID, "err", err)
+		}
+	}
+	for _, txn := range c.cat.Txns(catalog.TxnPrepare) {
+		if err := c.cat.AbortTxn(txn.ID, "aborted by FE restart"); err != nil {
+			return err
+		}
+	}
+	for _, b := range c.cat.Backends() {
+		if !b.Alive {
+			continue
+		}
+		cl, err := c.Client(b.ID)
+		if err != nil {
+			continue
+		}
+		var resp rpc.PendingResp
+		if err := cl.Do(ctx, rpc.ActPendingTxns, struct{}{}, &resp); err != nil {
+			continue
+		}
+		for _, id := range resp.Txns {
+			if t, ok := c.cat.Txn(id); ok && (t.State == catalog.TxnCommitted || t.State == catalog.TxnPrepare) {
+				continue
+			}
+			_ = cl.Do(ctx, rpc.ActAbort, rpc.TxnReq{Txn: id}, nil)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,45 @@
+package op
+
+import (
+	"context"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/dorisgo/dorisgo/sql/expr"
+)
+
+// Operator produces a stream of record batches.
+type Operator interface {
+	// Schema is the schema of every batch Next returns.
+	Schema() *arrow.Schema
+	// Next returns the next non-empty batch (caller releases it) or io.EOF.
+	Next(ctx context.Context) (arrow.Record, error)
+	// Close releases resources; it is safe to call more than once.
+	Close()
+}
+
+// Env is what operators need from the process running them.
+type Env struct {
+	Mem  memory.Allocator
+	Eval *expr.Context // query start time etc., fixed for the whole query
+}
+
+// Drain reads op to the end, calling fn on each batch (fn must not keep it
+// without Retain).
+func Drain(ctx context.Context, o Operator, fn func(arrow.Record) error) error {
+	for {
+		rec, err := o.Next(ctx)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		err = fn(rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package rpc
+
+import (
+	"encoding/json"
+	"errors"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+)
+
+// ToStatus turns an error into a gRPC status that carries a *sqlerr.Error
+// (code, state, message) so the FE can give the user the backend's exact
+// MySQL error.
+func ToStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := status.FromError(err); ok && !isSQL(err) {
+		return err
+	}
+	e := sqlerr.As(err)
+	b, _ := json.Marshal(e)
+	return status.Error(codes.Unknown, "sqlerr:"+string(b))
+}
+
+func isSQL(err error) bool {
+	var e *sqlerr.Error
+	return errors.As(err, &e)
+}
+
+// FromStatus reverses ToStatus; other gRPC errors come back as they are.
+func FromStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return err
+	}
+	msg := st.Message()
+	const p = "sqlerr:"
+	if len(msg) > len(p) && msg[:len(p)] == p {
+		var e sqlerr.Error
+		if json.Unmarshal([]byte(msg[len(p):]), &e) == nil {
+			return &e
+		}
+	}
+	return err
+}

@@ -1,0 +1,199 @@
+// Package fragment is the plan as data: the distributed physical plan cut
+// into fragments at exchanges. It holds plain structs only (no funcs, no
+// channels), serializable to JSON, so the FE can ship a fragment to any
+// backend and the backend can build operators from it (CockroachDB ships
+// processor specs the same way). The planner writes these; execution reads
+// them; neither imports the other.
+package fragment
+
+import (
+	"encoding/json"
+
+	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/types"
+	"github.com/dorisgo/dorisgo/storage"
+)
+
+// FragmentID numbers fragments; 0 is the root.
+type FragmentID int
+
+// NodeID numbers plan nodes as EXPLAIN prints them.
+type NodeID int
+
+// BackendID names a backend (mirrors catalog.BackendID without importing it).
+type BackendID int64
+
+// Plan is a whole distributed query plan.
+type Plan struct {
+	Fragments []*Fragment    `json:"fragments"` // index = FragmentID; [0] is the root
+	Output    []types.Column `json:"output"`    // the result columns, with their user-visible names
+}
+
+// PartitionKind says how a fragment's input is partitioned across its instances.
+type PartitionKind uint8
+
+const (
+	Unpartitioned PartitionKind = iota // one instance
+	HashPartitioned
+	RandomPartitioned
+)
+
+// SinkKind is where a fragment sends its output.
+type SinkKind uint8
+
+const (
+	ResultSink       SinkKind = iota // to the client (root fragment)
+	StreamGather                     // UNPARTITIONED: every row to the one receiver
+	StreamBroadcast                  // UNPARTITIONED to every receiver instance
+	StreamHash                       // HASH_PARTITIONED on Keys (execution hash)
+	StreamBucketHash                 // BUCKET_SHFFULE_HASH_PARTITIONED: storage bucket of Keys
+	StreamRandom                     // RANDOM
+)
+
+// Sink is a fragment's output.
+type Sink struct {
+	Kind       SinkKind `json:"kind"`
+	ExchangeID NodeID   `json:"exchange_id,omitempty"`
+	Keys       []Ex     `json:"keys,omitempty"`
+	Buckets    int      `json:"buckets,omitempty"` // StreamBucketHash: the anchor's bucket count
+}
+
+// Fragment is a pipeline of nodes run as one or more instances.
+type Fragment struct {
+	ID        FragmentID    `json:"id"`
+	Root      *Node         `json:"root"`
+	Partition PartitionKind `json:"partition"`
+	PartKeys  []Ex          `json:"part_keys,omitempty"`
+	Sink      Sink          `json:"sink"`
+}
+
+// NodeKind is the operator a node stands for.
+type NodeKind uint8
+
+const (
+	KindScan NodeKind = iota
+	KindFilter
+	KindProject
+	KindLimit
+	KindValues
+	KindExchange
+)
+
+// Node is one operator of a fragment. Exactly one spec pointer matching Kind is set.
+type Node struct {
+	ID       NodeID         `json:"id"`
+	Kind     NodeKind       `json:"kind"`
+	Children []*Node        `json:"children,omitempty"`
+	Output   []types.Column `json:"output"`
+
+	Scan     *ScanSpec     `json:"scan,omitempty"`
+	Filter   *FilterSpec   `json:"filter,omitempty"`
+	Project  *ProjectSpec  `json:"project,omitempty"`
+	Limit    *LimitSpec    `json:"limit,omitempty"`
+	Values   *ValuesSpec   `json:"values,omitempty"`
+	Exchange *ExchangeSpec `json:"exchange,omitempty"`
+}
+
+// TabletRef is one tablet a scan reads, at the version the planner saw.
+type TabletRef struct {
+	Tablet   storage.TabletID `json:"tablet"`
+	Version  storage.Version  `json:"version"`
+	Bucket   int              `json:"bucket"`
+	Replicas []BackendID      `json:"replicas"`
+}
+
+// ScanSpec reads an OLAP table's selected tablets.
+type ScanSpec struct {
+	DB           string                `json:"db"`
+	Table        string                `json:"table"`
+	TableID      int64                 `json:"table_id"`
+	Columns      []int                 `json:"columns"`             // schema column indexes, output order
+	Conjuncts    []Ex                  `json:"conjuncts,omitempty"` // over the scan's output columns
+	Ranges       []storage.ColumnRange `json:"ranges,omitempty"`    // zone-map pruning, schema column indexes
+	Tablets      []TabletRef           `json:"tablets"`
+	Partitions   int                   `json:"partitions"`       // selected
+	TotalParts   int                   `json:"total_partitions"` // in the table
+	TotalTablets int                   `json:"total_tablets"`
+}
+
+// FilterSpec keeps rows where every conjunct is TRUE.
+type FilterSpec struct {
+	Conjuncts []Ex `json:"conjuncts"`
+}
+
+// ProjectSpec computes output columns from the child's.
+type ProjectSpec struct {
+	Exprs []Ex `json:"exprs"`
+}
+
+// LimitSpec skips Offset rows then passes at most Count (-1 = unlimited).
+type LimitSpec struct {
+	Offset int64 `json:"offset"`
+	Count  int64 `json:"count"`
+}
+
+// ValuesSpec is constant rows (each a list of constant expressions).
+type ValuesSpec struct {
+	Rows [][]Ex `json:"rows"`
+}
+
+// ExchangeSpec receives the output of another fragment.
+type ExchangeSpec struct {
+	From  FragmentID `json:"from"`
+	Merge bool       `json:"merge,omitempty"` // MERGING-EXCHANGE keeps sort order
+}
+
+// Ex wraps an expr.Expr so plan nodes marshal to JSON.
+type Ex struct{ expr.Expr }
+
+// MarshalJSON encodes the expression with expr.Marshal.
+func (e Ex) MarshalJSON() ([]byte, error) {
+	if e.Expr == nil {
+		return []byte("null"), nil
+	}
+	return expr.Marshal(e.Expr)
+}
+
+// UnmarshalJSON decodes an expression written by MarshalJSON.
+func (e *Ex) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		e.Expr = nil
+		return nil
+	}
+	x, err := expr.Unmarshal(b)
+	if err != nil {
+		return err
+	}
+	e.Expr = x
+	return nil
+}
+
+// Exs wraps a slice of expressions.
+func Exs(es []expr.Expr) []Ex {
+	out := make([]Ex, len(es))
+	for i, e := range es {
+		out[i] = Ex{e}
+	}
+	return out
+}
+
+// Unwrap returns the expressions of a slice of Ex.
+func Unwrap(es []Ex) []expr.Expr {
+	out := make([]expr.Expr, len(es))
+	for i, e := range es {
+		out[i] = e.Expr
+	}
+	return out
+}
+
+// Encode serializes a node tree (for shipping to a backend).
+func Encode(n *Node) ([]byte, error) { return json.Marshal(n) }
+
+// Decode parses a node tree written by Encode.
+func Decode(b []byte) (*Node, error) {
+	var n Node
+	if err := json.Unmarshal(b, &n); err != nil {
+		return nil, err
+	}
+	return &n, nil
+}

@@ -1,0 +1,181 @@
+package server
+
+import (
+	"context"
+	"strings"
+
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/dorisgo/dorisgo/server/wire"
+	"github.com/dorisgo/dorisgo/sql/parser"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+// dispatch runs one parsed statement.
+func (s *Session) dispatch(ctx context.Context, stmt parser.Statement, params []types.Datum, w wire.ResultWriter) error {
+	switch st := stmt.(type) {
+	case *parser.Vitess:
+		return s.dispatchVitess(ctx, st, params, w)
+	case *parser.CreateTable:
+		return s.createTable(ctx, st, w)
+	case *parser.AlterTableSet:
+		return s.alterTableSet(ctx, st, w)
+	case *parser.AlterSystem:
+		return s.alterSystem(ctx, st, w)
+	case *parser.ShowBackends:
+		return s.showBackends(w)
+	case *parser.ShowTablets:
+		return s.showTablets(st, w)
+	case *parser.ShowPartitions:
+		return s.showPartitions(st, w)
+	case *parser.ShowProc:
+		return s.showProc(st, w)
+	case *parser.ShowCreateTable:
+		return s.showCreateTable(st.DB, st.Table, w)
+	case *parser.Explain:
+		return s.explain(ctx, st, w)
+	case *parser.CreateUser:
+		if err := s.srv.cat.CreateUser(st.User, st.Host, st.Password, st.IfNotExists); err != nil {
+			return err
+		}
+		return w.WriteOK(wire.OK{})
+	case *parser.DropUser:
+		if err := s.srv.cat.DropUser(st.User, st.Host, st.IfExists); err != nil {
+			return err
+		}
+		return w.WriteOK(wire.OK{})
+	case *parser.SetPassword:
+		user, host := st.User, st.Host
+		if user == "" {
+			user, host = s.info.User, "%"
+		}
+		if host == "" {
+			host = "%"
+		}
+		if err := s.srv.cat.SetPassword(user, host, st.Password); err != nil {
+			return err
+		}
+		return w.WriteOK(wire.OK{})
+	}
+	return sqlerr.NotSupportedYet.New("this statement")
+}
+
+func (s *Session) dispatchVitess(ctx context.Context, st *parser.Vitess, params []types.Datum, w wire.ResultWriter) error {
+	switch n := st.AST.(type) {
+	case *sqlparser.Select, *sqlparser.SetOp, *sqlparser.ParenSelect:
+		return s.query(ctx, st, params, w)
+	case *sqlparser.Insert:
+		return s.insert(ctx, n, params, w)
+	case *sqlparser.Set:
+		return s.set(n, w)
+	case *sqlparser.Use:
+		if err := s.InitDB(ctx, n.DBName.String()); err != nil {
+			return err
+		}
+		return w.WriteOK(wire.OK{})
+	case *sqlparser.Show:
+		return s.show(ctx, n, w)
+	case *sqlparser.DBDDL:
+		return s.dbDDL(ctx, n, w)
+	case *sqlparser.DDL:
+		return s.ddl(ctx, n, w)
+	case *sqlparser.Kill:
+		id, err := s.constInt(n.ConnID)
+		if err != nil {
+			return err
+		}
+		if err := s.kill(id, !n.Connection); err != nil {
+			return err
+		}
+		return w.WriteOK(wire.OK{})
+	case *sqlparser.Begin, *sqlparser.Commit, *sqlparser.Rollback:
+		// Every statement commits on its own (autocommit), as in Doris.
+		return w.WriteOK(wire.OK{})
+	case *sqlparser.Explain:
+		return sqlerr.NotSupportedYet.New("this EXPLAIN form")
+	}
+	return sqlerr.NotSupportedYet.New(strings.SplitN(strings.TrimSpace(st.Text), " ", 2)[0])
+}
+
+func (s *Session) constInt(e sqlparser.Expr) (int64, error) {
+	b := newBinder(s, nil)
+	return b.ConstInt(e)
+}
+
+// set runs SET: session/global system variables, user variables, SET NAMES.
+func (s *Session) set(n *sqlparser.Set, w wire.ResultWriter) error {
+	for _, e := range n.Exprs {
+		name := strings.ToLower(e.Name.Name.String())
+		if e.Scope == sqlparser.SetScope_User || strings.HasPrefix(name, "@") && !strings.HasPrefix(name, "@@") {
+			b := newBinder(s, nil)
+			x, err := b.BindConst(e.Expr)
+			if err != nil {
+				return err
+			}
+			d, err := constValue(x)
+			if err != nil {
+				return err
+			}
+			s.vars.user[strings.TrimPrefix(name, "@")] = d
+			continue
+		}
+		global := e.Scope == sqlparser.SetScope_Global || e.Scope == sqlparser.SetScope_Persist || e.Scope == sqlparser.SetScope_PersistOnly
+		name = strings.TrimPrefix(name, "@@")
+		for _, p := range []string{"global.", "session.", "local."} {
+			if strings.HasPrefix(name, p) {
+				global = global || p == "global."
+				name = name[len(p):]
+			}
+		}
+		switch name {
+		case "names", "character set", "charset":
+			continue
+		case "transaction", "transaction isolation level":
+			continue
+		}
+		val, err := s.setValue(e.Expr)
+		if err != nil {
+			return err
+		}
+		if strings.EqualFold(val, "DEFAULT") {
+			val = sysVars[name].def
+		}
+		val, err = normalizeVar(name, val)
+		if err != nil {
+			return err
+		}
+		if global {
+			s.srv.globals.set(name, val)
+		}
+		s.vars.vals[name] = val
+	}
+	return w.WriteOK(wire.OK{})
+}
+
+// setValue evaluates a SET right-hand side to its text; bare words
+// (SET x = ON, SET prefer_join_method = shuffle) are taken as strings.
+func (s *Session) setValue(e sqlparser.Expr) (string, error) {
+	if c, ok := e.(*sqlparser.ColName); ok && !strings.HasPrefix(c.Name.String(), "@") {
+		return c.Name.String(), nil
+	}
+	if _, ok := e.(*sqlparser.Default); ok {
+		return "DEFAULT", nil
+	}
+	b := newBinder(s, nil)
+	x, err := b.BindConst(e)
+	if err != nil {
+		return "", err
+	}
+	d, err := constValue(x)
+	if err != nil {
+		return "", err
+	}
+	if d.T.Kind == types.Boolean {
+		if d.I != 0 {
+			return "1", nil
+		}
+		return "0", nil
+	}
+	return d.String(), nil
+}

@@ -1,0 +1,218 @@
+package server
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/sql/types"
+	"github.com/dorisgo/dorisgo/storage"
+)
+
+// infoSchema serves information_schema as constant relations built from the
+// catalog at bind time, so any SELECT over them (filters, projections) runs
+// through the ordinary engine. GUI tools browse with these.
+type infoSchema struct {
+	srv  *Server
+	sess *Session
+}
+
+type isTable struct {
+	cols []types.Column
+	rows func(is *infoSchema) [][]types.Datum
+}
+
+func vc(name string) types.Column {
+	return types.Column{Name: name, Type: types.VarcharT(512), Nullable: true}
+}
+func bc(name string) types.Column {
+	return types.Column{Name: name, Type: types.BigIntT, Nullable: true}
+}
+
+var isTables = map[string]isTable{
+	"schemata": {
+		cols: []types.Column{vc("CATALOG_NAME"), vc("SCHEMA_NAME"), vc("DEFAULT_CHARACTER_SET_NAME"), vc("DEFAULT_COLLATION_NAME"), vc("SQL_PATH")},
+		rows: func(is *infoSchema) [][]types.Datum {
+			var out [][]types.Datum
+			for _, db := range is.sess.databaseNames() {
+				out = append(out, []types.Datum{str("def"), str(db), str("utf8mb4"), str("utf8mb4_0900_bin"), types.NullDatum(types.StringT)})
+			}
+			return out
+		},
+	},
+	"tables": {
+		cols: []types.Column{vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), vc("TABLE_TYPE"), vc("ENGINE"), bc("VERSION"),
+			vc("ROW_FORMAT"), bc("TABLE_ROWS"), bc("AVG_ROW_LENGTH"), bc("DATA_LENGTH"), bc("MAX_DATA_LENGTH"), bc("INDEX_LENGTH"),
+			bc("DATA_FREE"), bc("AUTO_INCREMENT"), vc("CREATE_TIME"), vc("UPDATE_TIME"), vc("CHECK_TIME"), vc("TABLE_COLLATION"),
+			bc("CHECKSUM"), vc("CREATE_OPTIONS"), vc("TABLE_COMMENT")},
+		rows: func(is *infoSchema) [][]types.Datum {
+			null := types.NullDatum(types.StringT)
+			var out [][]types.Datum
+			for _, name := range infoSchemaTables() {
+				out = append(out, []types.Datum{str("def"), str("information_schema"), str(strings.ToUpper(name)), str("SYSTEM VIEW"),
+					null, num(10), null, num(0), num(0), num(0), num(0), num(0), num(0), null, null, null, null, str("utf8mb4_0900_bin"), null, str(""), str("")})
+			}
+			is.eachTable(func(db string, t *catalog.Table) {
+				var rows, size int64
+				for _, p := range t.Partitions {
+					rows += p.RowCount
+					size += p.DataSize
+				}
+				avg := int64(0)
+				if rows > 0 {
+					avg = size / rows
+				}
+				out = append(out, []types.Datum{str("def"), str(db), str(t.Name), str("BASE TABLE"), str("Doris"), num(10),
+					str("dynamic"), num(rows), num(avg), num(size), num(0), num(0), num(0), null,
+					str(t.CreateTime.UTC().Format("2006-01-02 15:04:05")), null, null, str("utf8mb4_0900_bin"), null, str(""), str(t.Comment)})
+			})
+			return out
+		},
+	},
+	"columns": {
+		cols: []types.Column{vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), vc("COLUMN_NAME"), bc("ORDINAL_POSITION"),
+			vc("COLUMN_DEFAULT"), vc("IS_NULLABLE"), vc("DATA_TYPE"), bc("CHARACTER_MAXIMUM_LENGTH"), bc("CHARACTER_OCTET_LENGTH"),
+			bc("NUMERIC_PRECISION"), bc("NUMERIC_SCALE"), bc("DATETIME_PRECISION"), vc("CHARACTER_SET_NAME"), vc("COLLATION_NAME"),
+			vc("COLUMN_TYPE"), vc("COLUMN_KEY"), vc("EXTRA"), vc("PRIVILEGES"), vc("COLUMN_COMMENT")},
+		rows: func(is *infoSchema) [][]types.Datum {
+			null := types.NullDatum(types.StringT)
+			nullI := types.NullDatum(types.BigIntT)
+			var out [][]types.Datum
+			is.eachTable(func(db string, t *catalog.Table) {
+				for i, c := range t.Columns {
+					def := null
+					if c.Default != nil {
+						def = str(*c.Default)
+					}
+					nullable := "YES"
+					if !c.Nullable {
+						nullable = "NO"
+					}
+					charLen, octLen, prec, scale, dtPrec := nullI, nullI, nullI, nullI, nullI
+					cs, coll := null, null
+					switch {
+					case c.Type.IsString():
+						l := int64(c.Type.Length)
+						if c.Type.Kind == types.String {
+							l = 2147483643
+						}
+						charLen, octLen = num(l), num(l*4)
+						cs, coll = str("utf8mb4"), str("utf8mb4_0900_bin")
+					case c.Type.Kind == types.Decimal:
+						prec, scale = num(int64(c.Type.Precision)), num(int64(c.Type.Scale))
+					case c.Type.IsInteger():
+						prec, scale = num(int64(map[types.Kind]int{types.TinyInt: 3, types.SmallInt: 5, types.Int: 10, types.BigInt: 19, types.LargeInt: 39}[c.Type.Kind])), num(0)
+					case c.Type.Kind == types.DateTime:
+						dtPrec = num(int64(c.Type.Scale))
+					}
+					key := ""
+					if c.IsKey {
+						if t.Keys == storage.UniqueKeys {
+							key = "UNI"
+						} else {
+							key = "DUP"
+						}
+					}
+					out = append(out, []types.Datum{str("def"), str(db), str(t.Name), str(c.Name), num(int64(i + 1)), def, str(nullable),
+						str(dataType(c.Type)), charLen, octLen, prec, scale, dtPrec, cs, coll, str(c.Type.Lower()), str(key), str(""),
+						str("select,insert,update,references"), str(c.Comment)})
+				}
+			})
+			return out
+		},
+	},
+	"views":             {cols: []types.Column{vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), vc("VIEW_DEFINITION")}},
+	"routines":          {cols: []types.Column{vc("SPECIFIC_NAME"), vc("ROUTINE_CATALOG"), vc("ROUTINE_SCHEMA"), vc("ROUTINE_NAME"), vc("ROUTINE_TYPE")}},
+	"statistics":        {cols: []types.Column{vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), bc("NON_UNIQUE"), vc("INDEX_SCHEMA"), vc("INDEX_NAME"), bc("SEQ_IN_INDEX"), vc("COLUMN_NAME")}},
+	"key_column_usage":  {cols: []types.Column{vc("CONSTRAINT_CATALOG"), vc("CONSTRAINT_SCHEMA"), vc("CONSTRAINT_NAME"), vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), vc("COLUMN_NAME")}},
+	"table_constraints": {cols: []types.Column{vc("CONSTRAINT_CATALOG"), vc("CONSTRAINT_SCHEMA"), vc("CONSTRAINT_NAME"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), vc("CONSTRAINT_TYPE")}},
+	"triggers":          {cols: []types.Column{vc("TRIGGER_CATALOG"), vc("TRIGGER_SCHEMA"), vc("TRIGGER_NAME"), vc("EVENT_OBJECT_TABLE")}},
+	"engines": {cols: []types.Column{vc("ENGINE"), vc("SUPPORT"), vc("COMMENT"), vc("TRANSACTIONS"), vc("XA"), vc("SAVEPOINTS")}, rows: func(*infoSchema) [][]types.Datum {
+		return [][]types.Datum{{str("Doris"), str("DEFAULT"), str("dorisgo OLAP engine"), str("YES"), str("NO"), str("NO")}}
+	}},
+	"character_sets": {cols: []types.Column{vc("CHARACTER_SET_NAME"), vc("DEFAULT_COLLATE_NAME"), vc("DESCRIPTION"), bc("MAXLEN")}, rows: func(*infoSchema) [][]types.Datum {
+		return [][]types.Datum{{str("utf8mb4"), str("utf8mb4_0900_bin"), str("UTF-8 Unicode"), num(4)}}
+	}},
+	"collations": {cols: []types.Column{vc("COLLATION_NAME"), vc("CHARACTER_SET_NAME"), bc("ID"), vc("IS_DEFAULT"), vc("IS_COMPILED"), bc("SORTLEN")}, rows: func(*infoSchema) [][]types.Datum {
+		return [][]types.Datum{{str("utf8mb4_0900_bin"), str("utf8mb4"), num(309), str("Yes"), str("Yes"), num(1)}}
+	}},
+	"processlist":             {cols: []types.Column{bc("ID"), vc("USER"), vc("HOST"), vc("DB"), vc("COMMAND"), bc("TIME"), vc("STATE"), vc("INFO")}},
+	"user_privileges":         {cols: []types.Column{vc("GRANTEE"), vc("TABLE_CATALOG"), vc("PRIVILEGE_TYPE"), vc("IS_GRANTABLE")}},
+	"schema_privileges":       {cols: []types.Column{vc("GRANTEE"), vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("PRIVILEGE_TYPE"), vc("IS_GRANTABLE")}},
+	"table_privileges":        {cols: []types.Column{vc("GRANTEE"), vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), vc("PRIVILEGE_TYPE"), vc("IS_GRANTABLE")}},
+	"column_privileges":       {cols: []types.Column{vc("GRANTEE"), vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), vc("COLUMN_NAME"), vc("PRIVILEGE_TYPE"), vc("IS_GRANTABLE")}},
+	"partitions":              {cols: []types.Column{vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), vc("PARTITION_NAME"), bc("TABLE_ROWS")}},
+	"events":                  {cols: []types.Column{vc("EVENT_CATALOG"), vc("EVENT_SCHEMA"), vc("EVENT_NAME")}},
+	"referential_constraints": {cols: []types.Column{vc("CONSTRAINT_CATALOG"), vc("CONSTRAINT_SCHEMA"), vc("CONSTRAINT_NAME"), vc("TABLE_NAME"), vc("REFERENCED_TABLE_NAME")}},
+}
+
+// isNames lists isTables' keys, sorted; filled by init because the
+// "tables" relation lists them and so cannot refer to isTables itself.
+var isNames []string
+
+func init() {
+	for k := range isTables {
+		isNames = append(isNames, k)
+	}
+	sort.Strings(isNames)
+}
+
+func infoSchemaTables() []string { return isNames }
+
+// VirtualTable implements bind.Virtual.
+func (is *infoSchema) VirtualTable(db, table string) ([]types.Column, [][]types.Datum, bool, error) {
+	if !strings.EqualFold(db, "information_schema") {
+		return nil, nil, false, nil
+	}
+	t, ok := isTables[strings.ToLower(table)]
+	if !ok {
+		return nil, nil, false, nil
+	}
+	var rows [][]types.Datum
+	if t.rows != nil {
+		rows = t.rows(is)
+	}
+	if strings.EqualFold(table, "processlist") {
+		rows = is.processRows()
+	}
+	return t.cols, rows, true, nil
+}
+
+func (is *infoSchema) processRows() [][]types.Datum {
+	is.srv.mu.Lock()
+	defer is.srv.mu.Unlock()
+	var out [][]types.Datum
+	for _, x := range is.srv.sessions {
+		x.mu.Lock()
+		out = append(out, []types.Datum{num(int64(x.info.ID)), str(x.info.User), str(x.info.Host), str(x.db), str(x.command), num(0), str(""), str(x.sql)})
+		x.mu.Unlock()
+	}
+	return out
+}
+
+func (is *infoSchema) eachTable(fn func(db string, t *catalog.Table)) {
+	for _, d := range is.srv.cat.Databases() {
+		ts, err := is.srv.cat.Tables(d.Name)
+		if err != nil {
+			continue
+		}
+		for _, t := range ts {
+			fn(d.Name, t)
+		}
+	}
+}
+
+// dataType is information_schema's DATA_TYPE (lower-case, no length).
+func dataType(t types.T) string {
+	switch t.Kind {
+	case types.Varchar:
+		return "varchar"
+	case types.Char:
+		return "char"
+	case types.String:
+		return "text"
+	case types.Decimal:
+		return "decimal"
+	}
+	return strings.ToLower(t.Kind.String())
+}

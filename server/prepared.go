@@ -1,0 +1,84 @@
+package server
+
+import (
+	"context"
+
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/dorisgo/dorisgo/server/wire"
+	"github.com/dorisgo/dorisgo/sql/parser"
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+// prepared is a server-side prepared statement: parsed once, bound and
+// planned at every execution with the arguments as constants (so partition
+// and bucket pruning see the values).
+type prepared struct {
+	text   string
+	stmt   parser.Statement
+	params []wire.Column
+	cols   []wire.Column
+}
+
+func (p *prepared) NumParams() int         { return len(p.params) }
+func (p *prepared) Params() []wire.Column  { return p.params }
+func (p *prepared) Columns() []wire.Column { return p.cols }
+
+// Prepare implements wire.Session.
+func (s *Session) Prepare(ctx context.Context, sql string) (wire.Prepared, error) {
+	stmt, err := parser.ParseOne(sql)
+	if err != nil {
+		return nil, err
+	}
+	p := &prepared{text: sql, stmt: stmt}
+	n := 0
+	if v, ok := stmt.(*parser.Vitess); ok {
+		_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+			if val, ok := node.(*sqlparser.SQLVal); ok && val.Type == sqlparser.ValArg {
+				n++
+			}
+			return true, nil
+		}, v.AST)
+		if _, ok := v.AST.(sqlparser.SelectStatement); ok {
+			// Result metadata from binding with NULL arguments; a statement
+			// whose shape depends on its arguments reports none.
+			args := make([]types.Datum, n)
+			for i := range args {
+				args[i] = types.NullDatum(types.NullT)
+			}
+			if q, _, err := s.planQuery(v, args); err == nil {
+				p.cols = outputColumns(q.Outputs)
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		p.params = append(p.params, wire.Column{Name: "?", Type: types.StringT, Nullable: true})
+	}
+	return p, nil
+}
+
+// Execute implements wire.Session.
+func (s *Session) Execute(ctx context.Context, wp wire.Prepared, args []types.Datum, w wire.ResultWriter) error {
+	p := wp.(*prepared)
+	if args == nil {
+		args = []types.Datum{}
+	}
+	return s.run(ctx, p.text, p.stmt, args, w)
+}
+
+// FieldList implements wire.Session (COM_FIELD_LIST).
+func (s *Session) FieldList(ctx context.Context, table, wildcard string) ([]wire.Column, error) {
+	db, t, err := s.table("", table)
+	if err != nil {
+		return nil, err
+	}
+	match := likeMatcher(wildcard)
+	var out []wire.Column
+	for _, c := range t.Columns {
+		if match(c.Name) {
+			out = append(out, wire.Column{Schema: db, Table: t.Name, OrgTable: t.Name, Name: c.Name, OrgName: c.Name,
+				Type: c.Type, Nullable: c.Nullable, PrimaryKey: c.IsKey})
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,128 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/planner/bind"
+	"github.com/dorisgo/dorisgo/planner/fragment"
+	"github.com/dorisgo/dorisgo/planner/logical"
+	"github.com/dorisgo/dorisgo/planner/physical"
+	"github.com/dorisgo/dorisgo/server/wire"
+	"github.com/dorisgo/dorisgo/sql/eval"
+	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/parser"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+func newBinder(s *Session, params []types.Datum) *bind.Binder {
+	return bind.New(s.bindContext(params))
+}
+
+// constValue folds a constant expression to its value.
+func constValue(x expr.Expr) (types.Datum, error) {
+	return eval.EvalConst(&expr.Context{Now: time.Now()}, x)
+}
+
+// planQuery binds and plans a SELECT.
+func (s *Session) planQuery(st *parser.Vitess, params []types.Datum) (*bind.Query, *fragment.Plan, error) {
+	sel, ok := st.AST.(sqlparser.SelectStatement)
+	if !ok {
+		return nil, nil, sqlerr.Assertf("not a query: %T", st.AST)
+	}
+	q, err := newBinder(s, params).BindSelect(sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]types.Column, len(q.Outputs))
+	for i, o := range q.Outputs {
+		out[i] = types.Column{Name: o.Name, Type: o.Col.T, Nullable: o.Col.Null}
+	}
+	plan, err := physical.Plan(q.Plan, out)
+	if err != nil {
+		return nil, nil, err
+	}
+	return q, plan, nil
+}
+
+// start runs a plan and returns its root operator.
+func (s *Session) start(ctx context.Context, plan *fragment.Plan) (op.Operator, error) {
+	now := time.Now()
+	env := &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: now}}
+	return s.srv.coord.Run(ctx, plan, env, now.UnixMicro())
+}
+
+// query runs a SELECT and streams its rows to the client.
+func (s *Session) query(ctx context.Context, st *parser.Vitess, params []types.Datum, w wire.ResultWriter) error {
+	q, plan, err := s.planQuery(st, params)
+	if err != nil {
+		return err
+	}
+	root, err := s.start(ctx, plan)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if err := w.WriteColumns(outputColumns(q.Outputs)); err != nil {
+		return err
+	}
+	if err := op.Drain(ctx, root, func(rec arrow.Record) error { return w.WriteRows(rec) }); err != nil {
+		return err
+	}
+	return w.WriteEnd()
+}
+
+func outputColumns(outs []bind.Output) []wire.Column {
+	cols := make([]wire.Column, len(outs))
+	for i, o := range outs {
+		cols[i] = wire.Column{Schema: o.Schema, Table: o.Table, OrgTable: o.OrgTable, Name: o.Name, OrgName: o.OrgName,
+			Type: o.Col.T, Nullable: o.Col.Null}
+	}
+	return cols
+}
+
+// insert runs INSERT ... VALUES / SELECT as one load transaction.
+func (s *Session) insert(ctx context.Context, n *sqlparser.Insert, params []types.Datum, w wire.ResultWriter) error {
+	ins, err := newBinder(s, params).BindInsert(n)
+	if err != nil {
+		return err
+	}
+	cols := make([]types.Column, len(ins.Table.Columns))
+	for i, c := range ins.Table.Columns {
+		cols[i] = c.Column
+	}
+	plan, err := physical.Plan(ins.Source, logical.TypedColumns(ins.Source.Columns()))
+	if err != nil {
+		return err
+	}
+	root, err := s.start(ctx, plan)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	from := logical.TypedColumns(ins.Source.Columns())
+	row := 1
+	res, err := s.srv.coord.Load(ctx, ins.DB, ins.Table, ins.Label, func(yield func(arrow.Record) error) error {
+		return op.Drain(ctx, root, func(rec arrow.Record) error {
+			out, err := toStorage(rec, from, cols, row)
+			if err != nil {
+				return err
+			}
+			row += int(rec.NumRows())
+			defer out.Release()
+			return yield(out)
+		})
+	})
+	if err != nil {
+		return err
+	}
+	return w.WriteOK(wire.OK{AffectedRows: uint64(res.Rows),
+		Info: fmt.Sprintf("{'label':'%s', 'status':'VISIBLE', 'txnId':'%d'}", res.Label, res.Txn)})
+}

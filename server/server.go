@@ -1,0 +1,180 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/execution/be"
+	"github.com/dorisgo/dorisgo/execution/coord"
+	"github.com/dorisgo/dorisgo/server/wire"
+	"github.com/dorisgo/dorisgo/storage"
+)
+
+// Config configures a frontend (and, in standalone mode, its embedded backends).
+type Config struct {
+	DataDir   string
+	Host      string
+	MySQLPort int // 0 = any free port
+	HTTPPort  int // 0 = any free port; -1 = no HTTP
+	// Backends is the number of embedded backends (standalone); 0 = FE only.
+	Backends int
+	// BEPort is the first embedded backend's gRPC port (0 = any free port).
+	BEPort int
+	Log    *slog.Logger
+}
+
+// Server is a running frontend.
+type Server struct {
+	cfg   Config
+	log   *slog.Logger
+	meta  *storage.Meta
+	cat   *catalog.Catalog
+	coord *coord.Coordinator
+	bes   []*be.Backend
+
+	wire    *wire.Server
+	mysqlLn net.Listener
+	httpSrv *http.Server
+	httpLn  net.Listener
+
+	globals *globalVars
+	start   time.Time
+	metrics *metrics
+
+	mu       sync.Mutex
+	sessions map[uint32]*Session
+}
+
+// Start opens the data dir, starts embedded backends, recovers, and serves.
+func Start(cfg Config) (*Server, error) {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Host == "" {
+		cfg.Host = "127.0.0.1"
+	}
+	s := &Server{cfg: cfg, log: cfg.Log, globals: newGlobalVars(), sessions: map[uint32]*Session{}, start: time.Now()}
+	ok := false
+	defer func() {
+		if !ok {
+			s.Close()
+		}
+	}()
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return nil, err
+	}
+	meta, err := storage.OpenMeta(filepath.Join(cfg.DataDir, "fe"), storage.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("open FE metadata: %w", err)
+	}
+	s.meta = meta
+	if s.cat, err = catalog.Open(meta); err != nil {
+		return nil, fmt.Errorf("load catalog: %w", err)
+	}
+	if err := s.startEmbedded(); err != nil {
+		return nil, err
+	}
+	s.coord = coord.New(s.cat, s.log)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.coord.Start(ctx); err != nil {
+		return nil, fmt.Errorf("recover transactions: %w", err)
+	}
+	if s.wire, err = wire.NewServer(wire.Config{ServerVersion: serverVersion, Logger: s.log}, s); err != nil {
+		return nil, err
+	}
+	if s.mysqlLn, err = net.Listen("tcp", net.JoinHostPort(cfg.Host, fmt.Sprint(cfg.MySQLPort))); err != nil {
+		return nil, err
+	}
+	go func() {
+		if err := s.wire.Serve(s.mysqlLn); err != nil && !errors.Is(err, net.ErrClosed) {
+			s.log.Error("mysql listener", "err", err)
+		}
+	}()
+	if cfg.HTTPPort >= 0 {
+		if s.httpLn, err = net.Listen("tcp", net.JoinHostPort(cfg.Host, fmt.Sprint(cfg.HTTPPort))); err != nil {
+			return nil, err
+		}
+		s.httpSrv = &http.Server{Handler: s.httpHandler(), ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := s.httpSrv.Serve(s.httpLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.log.Error("http listener", "err", err)
+			}
+		}()
+	}
+	ok = true
+	return s, nil
+}
+
+// startEmbedded starts the standalone backends. Embedded backend i keeps its
+// tablets in DataDir/be-i and is the i-th backend by id in the catalog; its
+// address is refreshed on every start since its port may change.
+func (s *Server) startEmbedded() error {
+	existing := s.cat.Backends()
+	sort.Slice(existing, func(i, j int) bool { return existing[i].ID < existing[j].ID })
+	for i := 0; i < s.cfg.Backends; i++ {
+		port := 0
+		if s.cfg.BEPort > 0 {
+			port = s.cfg.BEPort + i
+		}
+		b, err := be.Start(filepath.Join(s.cfg.DataDir, fmt.Sprintf("be-%d", i)), net.JoinHostPort(s.cfg.Host, fmt.Sprint(port)), s.log)
+		if err != nil {
+			return fmt.Errorf("start embedded backend %d: %w", i, err)
+		}
+		s.bes = append(s.bes, b)
+		host, p, _ := net.SplitHostPort(b.Addr())
+		var pn int
+		fmt.Sscan(p, &pn)
+		if i < len(existing) {
+			if err := s.cat.SetBackendAddr(existing[i].ID, host, pn); err != nil {
+				return err
+			}
+		} else if _, err := s.cat.AddBackend(host, pn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MySQLAddr is the MySQL listener's address.
+func (s *Server) MySQLAddr() string { return s.mysqlLn.Addr().String() }
+
+// HTTPAddr is the HTTP listener's address ("" if none).
+func (s *Server) HTTPAddr() string {
+	if s.httpLn == nil {
+		return ""
+	}
+	return s.httpLn.Addr().String()
+}
+
+// Backends returns the embedded backends (tests use them to stop one).
+func (s *Server) Backends() []*be.Backend { return s.bes }
+
+// Close stops everything, in reverse order of start.
+func (s *Server) Close() {
+	if s.httpSrv != nil {
+		s.httpSrv.Close()
+	}
+	if s.wire != nil {
+		s.wire.Close()
+	}
+	if s.coord != nil {
+		s.coord.Close()
+	}
+	for _, b := range s.bes {
+		b.Stop()
+	}
+	if s.meta != nil {
+		s.meta.Close()
+	}
+}

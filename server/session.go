@@ -1,0 +1,182 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dorisgo/dorisgo/planner/bind"
+	"github.com/dorisgo/dorisgo/server/wire"
+	"github.com/dorisgo/dorisgo/sql/parser"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+var _ wire.Handler = (*Server)(nil)
+var _ wire.Session = (*Session)(nil)
+
+// LookupAccount implements wire.Handler.
+func (s *Server) LookupAccount(user, host string) (wire.Account, bool) {
+	u, ok := s.cat.LookupUser(user, host)
+	if !ok {
+		return wire.Account{}, false
+	}
+	return wire.Account{NativeHash: u.NativeHash, Sha2Hash: u.Sha2Hash}, true
+}
+
+// NewSession implements wire.Handler.
+func (s *Server) NewSession(info wire.ConnInfo) (wire.Session, error) {
+	g := s.globals.snapshot()
+	sess := &Session{srv: s, info: info, vars: &sessionVars{vals: g, user: map[string]types.Datum{}, g: s.globals},
+		connected: time.Now(), command: "Sleep"}
+	if info.DB != "" {
+		if err := sess.InitDB(context.Background(), info.DB); err != nil {
+			return nil, err
+		}
+	}
+	s.mu.Lock()
+	s.sessions[info.ID] = sess
+	s.mu.Unlock()
+	return sess, nil
+}
+
+// Session is one client connection's state.
+type Session struct {
+	srv       *Server
+	info      wire.ConnInfo
+	vars      *sessionVars
+	connected time.Time
+
+	mu        sync.Mutex
+	db        string
+	command   string
+	stmtStart time.Time
+	sql       string
+	cancel    context.CancelFunc // the running statement's; KILL QUERY calls it
+	killed    bool
+}
+
+// InitDB implements wire.Session (COM_INIT_DB and USE).
+func (s *Session) InitDB(ctx context.Context, db string) error {
+	if _, err := s.srv.cat.Database(db); err != nil && !isSystemDB(db) {
+		return err
+	}
+	s.mu.Lock()
+	s.db = db
+	s.mu.Unlock()
+	return nil
+}
+
+// DB is the current database.
+func (s *Session) DB() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.db
+}
+
+// Close implements wire.Session.
+func (s *Session) Close() {
+	s.srv.mu.Lock()
+	delete(s.srv.sessions, s.info.ID)
+	s.srv.mu.Unlock()
+	s.mu.Lock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.mu.Unlock()
+}
+
+// Query implements wire.Session: each statement of a multi-statement text
+// runs in turn; the first error ends the batch, as in MySQL.
+func (s *Session) Query(ctx context.Context, sql string, w wire.ResultWriter) error {
+	texts := parser.Split(sql)
+	if len(texts) == 0 {
+		return sqlerr.EmptyQuery.New()
+	}
+	for i, text := range texts {
+		w.SetMoreResults(i < len(texts)-1)
+		stmt, err := parser.ParseOne(text)
+		if err != nil {
+			return err
+		}
+		if err := s.run(ctx, text, stmt, nil, w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// run executes one statement under the session's timeout and KILL QUERY.
+func (s *Session) run(ctx context.Context, text string, stmt parser.Statement, params []types.Datum, w wire.ResultWriter) error {
+	timeout := time.Duration(s.vars.int("query_timeout")) * time.Second
+	if timeout <= 0 {
+		timeout = 900 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	s.mu.Lock()
+	s.command, s.sql, s.stmtStart, s.cancel, s.killed = "Query", text, time.Now(), cancel, false
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.command, s.sql, s.cancel = "Sleep", "", nil
+		s.mu.Unlock()
+	}()
+	err := s.dispatch(ctx, stmt, params, w)
+	if err != nil && ctx.Err() != nil {
+		s.mu.Lock()
+		killed := s.killed
+		s.mu.Unlock()
+		if killed {
+			return sqlerr.QueryInterrupted.New()
+		}
+		if ctx.Err() == context.DeadlineExceeded {
+			return sqlerr.QueryTimeout.New()
+		}
+		return sqlerr.QueryInterrupted.New()
+	}
+	return err
+}
+
+// bindContext is what the binder sees of this session.
+func (s *Session) bindContext(params []types.Datum) *bind.Context {
+	return &bind.Context{Cat: s.srv.cat, DB: s.DB(), User: s.info.User, ConnID: s.info.ID,
+		Version: serverVersion, Vars: s.vars, Virtual: &infoSchema{srv: s.srv, sess: s}, Now: time.Now(), Params: params}
+}
+
+// killQuery cancels the running statement of this session.
+func (s *Session) killQuery() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.killed = true
+	if s.cancel != nil {
+		s.cancel()
+	}
+}
+
+func isSystemDB(db string) bool {
+	switch strings.ToLower(db) {
+	case "information_schema", "mysql", "__internal_schema":
+		return true
+	}
+	return false
+}
+
+// kill implements KILL [CONNECTION|QUERY] id.
+func (s *Session) kill(id int64, queryOnly bool) error {
+	s.srv.mu.Lock()
+	target, ok := s.srv.sessions[uint32(id)]
+	s.srv.mu.Unlock()
+	if !ok {
+		return sqlerr.NoSuchThread.New(id)
+	}
+	target.killQuery()
+	if !queryOnly && target.info.Cancel != nil {
+		target.info.Cancel()
+	}
+	return nil
+}
+
+func (s *Session) String() string { return fmt.Sprintf("session %d (%s)", s.info.ID, s.info.User) }

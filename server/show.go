@@ -1,0 +1,503 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/server/wire"
+	"github.com/dorisgo/dorisgo/sql/parser"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/sql/types"
+	"github.com/dorisgo/dorisgo/storage"
+)
+
+// likeMatcher compiles a SQL LIKE pattern (case-insensitive, as MySQL's
+// default collations compare names).
+func likeMatcher(pattern string) func(string) bool {
+	if pattern == "" {
+		return func(string) bool { return true }
+	}
+	var sb strings.Builder
+	sb.WriteString("(?is)^")
+	esc := false
+	for _, r := range pattern {
+		switch {
+		case esc:
+			sb.WriteString(regexp.QuoteMeta(string(r)))
+			esc = false
+		case r == '\\':
+			esc = true
+		case r == '%':
+			sb.WriteString(".*")
+		case r == '_':
+			sb.WriteString(".")
+		default:
+			sb.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	sb.WriteString("$")
+	re := regexp.MustCompile(sb.String())
+	return re.MatchString
+}
+
+func (s *Session) show(ctx context.Context, n *sqlparser.Show, w wire.ResultWriter) error {
+	like := ""
+	if n.Filter != nil {
+		like = n.Filter.Like
+	}
+	if n.ShowTablesOpt != nil && n.ShowTablesOpt.Filter != nil {
+		like = n.ShowTablesOpt.Filter.Like
+	}
+	match := likeMatcher(like)
+	switch strings.ToLower(n.Type) {
+	case "databases", "schemas":
+		var rows [][]types.Datum
+		for _, name := range s.databaseNames() {
+			if match(name) {
+				rows = append(rows, []types.Datum{str(name)})
+			}
+		}
+		return writeTable(w, []wire.Column{strCol("Database")}, rows)
+	case "tables":
+		db := ""
+		if n.ShowTablesOpt != nil {
+			db = n.ShowTablesOpt.DbName
+		}
+		db, err := s.dbName(db)
+		if err != nil {
+			return err
+		}
+		names, err := s.tableNames(db)
+		if err != nil {
+			return err
+		}
+		cols := []wire.Column{strCol("Tables_in_" + db)}
+		if n.Full {
+			cols = append(cols, strCol("Table_type"))
+		}
+		var rows [][]types.Datum
+		for _, t := range names {
+			if !match(t) {
+				continue
+			}
+			r := []types.Datum{str(t)}
+			if n.Full {
+				r = append(r, str("BASE TABLE"))
+			}
+			rows = append(rows, r)
+		}
+		return writeTable(w, cols, rows)
+	case "variables":
+		global := strings.EqualFold(n.Scope, "global")
+		var rows [][]types.Datum
+		for _, name := range sortedVarNames() {
+			if !match(name) {
+				continue
+			}
+			val := s.vars.get(name)
+			if global {
+				val, _ = s.srv.globals.get(name)
+			}
+			rows = append(rows, []types.Datum{str(name), str(val)})
+		}
+		if n.Filter != nil && n.Filter.Filter != nil {
+			rows = filterVarRows(n.Filter.Filter, rows)
+		}
+		return writeTable(w, []wire.Column{strCol("Variable_name"), strCol("Value")}, rows)
+	case "create table":
+		return s.showCreateTable(n.Table.DbQualifier.String(), n.Table.Name.String(), w)
+	case "create database":
+		if _, err := s.srv.cat.Database(n.Database); err != nil {
+			return err
+		}
+		return writeTable(w, []wire.Column{strCol("Database"), strCol("Create Database")},
+			[][]types.Datum{{str(n.Database), str(fmt.Sprintf("CREATE DATABASE `%s`", n.Database))}})
+	case "columns", "fields":
+		db := n.Table.DbQualifier.String()
+		if n.ShowTablesOpt != nil && n.ShowTablesOpt.DbName != "" {
+			db = n.ShowTablesOpt.DbName
+		}
+		return s.describe(db, n.Table.Name.String(), n.Full, w)
+	case "processlist":
+		return s.showProcessList(w)
+	case "table status":
+		db, err := s.dbName(n.Database)
+		if err != nil {
+			return err
+		}
+		return s.showTableStatus(db, match, w)
+	case "warnings", "errors":
+		return writeTable(w, []wire.Column{strCol("Level"), intCol("Code"), strCol("Message")}, nil)
+	case "status":
+		return writeTable(w, []wire.Column{strCol("Variable_name"), strCol("Value")}, [][]types.Datum{
+			{str("Threads_connected"), str(fmt.Sprint(s.srv.wire.ConnCount()))},
+			{str("Uptime"), str(fmt.Sprint(int64(time.Since(s.srv.start).Seconds())))},
+		})
+	case "engines":
+		return writeTable(w, []wire.Column{strCol("Engine"), strCol("Support"), strCol("Comment"), strCol("Transactions"), strCol("XA"), strCol("Savepoints")},
+			[][]types.Datum{{str("Olap engine"), str("DEFAULT"), str("Default storage engine of dorisgo"), str("YES"), str("NO"), str("NO")}})
+	case "collation":
+		return writeTable(w, []wire.Column{strCol("Collation"), strCol("Charset"), intCol("Id"), strCol("Default"), strCol("Compiled"), intCol("Sortlen")},
+			[][]types.Datum{{str("utf8mb4_0900_bin"), str("utf8mb4"), num(309), str("Yes"), str("Yes"), num(1)}})
+	case "charset", "character set":
+		return writeTable(w, []wire.Column{strCol("Charset"), strCol("Description"), strCol("Default collation"), intCol("Maxlen")},
+			[][]types.Datum{{str("utf8mb4"), str("UTF-8 Unicode"), str("utf8mb4_0900_bin"), num(4)}})
+	case "index", "indexes", "keys":
+		return writeTable(w, []wire.Column{strCol("Table"), intCol("Non_unique"), strCol("Key_name"), intCol("Seq_in_index"), strCol("Column_name")}, nil)
+	}
+	return sqlerr.NotSupportedYet.New("SHOW " + strings.ToUpper(n.Type))
+}
+
+// filterVarRows applies SHOW VARIABLES WHERE variable_name = 'x' (the only
+// form clients send).
+func filterVarRows(f sqlparser.Expr, rows [][]types.Datum) [][]types.Datum {
+	cmp, ok := f.(*sqlparser.ComparisonExpr)
+	if !ok {
+		return rows
+	}
+	lit, ok := cmp.Right.(*sqlparser.SQLVal)
+	if !ok {
+		return rows
+	}
+	col := strings.ToLower(sqlparser.String(cmp.Left))
+	idx := 0
+	if strings.Contains(col, "value") {
+		idx = 1
+	}
+	want := string(lit.Val)
+	var out [][]types.Datum
+	for _, r := range rows {
+		v := r[idx].S
+		var keep bool
+		switch strings.ToLower(cmp.Operator) {
+		case "=":
+			keep = strings.EqualFold(v, want)
+		case "like":
+			keep = likeMatcher(want)(v)
+		default:
+			keep = true
+		}
+		if keep {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (s *Session) databaseNames() []string {
+	names := []string{"information_schema"}
+	for _, d := range s.srv.cat.Databases() {
+		names = append(names, d.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (s *Session) tableNames(db string) ([]string, error) {
+	if strings.EqualFold(db, "information_schema") {
+		return infoSchemaTables(), nil
+	}
+	ts, err := s.srv.cat.Tables(db)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Name
+	}
+	return out, nil
+}
+
+func (s *Session) table(db, name string) (string, *catalog.Table, error) {
+	db, err := s.dbName(db)
+	if err != nil {
+		return "", nil, err
+	}
+	t, err := s.srv.cat.Table(db, name)
+	return db, t, err
+}
+
+func (s *Session) describe(db, name string, full bool, w wire.ResultWriter) error {
+	_, t, err := s.table(db, name)
+	if err != nil {
+		return err
+	}
+	cols := []wire.Column{strCol("Field"), strCol("Type"), strCol("Null"), strCol("Key"), strCol("Default"), strCol("Extra")}
+	var rows [][]types.Datum
+	for _, c := range t.Columns {
+		null := "YES"
+		if !c.Nullable {
+			null = "NO"
+		}
+		key := "false"
+		if c.IsKey {
+			key = "true"
+		}
+		def := types.NullDatum(types.StringT)
+		if c.Default != nil {
+			def = str(*c.Default)
+		}
+		extra := ""
+		if c.Agg != storage.AggNone {
+			extra = c.Agg.String()
+		}
+		rows = append(rows, []types.Datum{str(c.Name), str(c.Type.String()), str(null), str(key), def, str(extra)})
+	}
+	return writeTable(w, cols, rows)
+}
+
+func (s *Session) showProcessList(w wire.ResultWriter) error {
+	s.srv.mu.Lock()
+	sessions := make([]*Session, 0, len(s.srv.sessions))
+	for _, x := range s.srv.sessions {
+		sessions = append(sessions, x)
+	}
+	s.srv.mu.Unlock()
+	sort.Slice(sessions, func(i, j int) bool { return sessions[i].info.ID < sessions[j].info.ID })
+	cols := []wire.Column{intCol("Id"), strCol("User"), strCol("Host"), strCol("db"), strCol("Command"), intCol("Time"), strCol("State"), strCol("Info")}
+	var rows [][]types.Datum
+	for _, x := range sessions {
+		x.mu.Lock()
+		since := x.connected
+		if x.command == "Query" {
+			since = x.stmtStart
+		}
+		info := types.NullDatum(types.StringT)
+		if x.sql != "" {
+			info = str(x.sql)
+		}
+		db := types.NullDatum(types.StringT)
+		if x.db != "" {
+			db = str(x.db)
+		}
+		rows = append(rows, []types.Datum{num(int64(x.info.ID)), str(x.info.User), str(x.info.Host), db, str(x.command),
+			num(int64(time.Since(since).Seconds())), str(""), info})
+		x.mu.Unlock()
+	}
+	return writeTable(w, cols, rows)
+}
+
+func (s *Session) showTableStatus(db string, match func(string) bool, w wire.ResultWriter) error {
+	ts, err := s.srv.cat.Tables(db)
+	if err != nil {
+		return err
+	}
+	cols := []wire.Column{strCol("Name"), strCol("Engine"), intCol("Version"), strCol("Row_format"), intCol("Rows"),
+		intCol("Avg_row_length"), intCol("Data_length"), intCol("Max_data_length"), intCol("Index_length"), intCol("Data_free"),
+		intCol("Auto_increment"), strCol("Create_time"), strCol("Update_time"), strCol("Check_time"), strCol("Collation"),
+		strCol("Checksum"), strCol("Create_options"), strCol("Comment")}
+	null := types.NullDatum(types.StringT)
+	var rows [][]types.Datum
+	for _, t := range ts {
+		if !match(t.Name) {
+			continue
+		}
+		var rowsN, size int64
+		for _, p := range t.Partitions {
+			rowsN += p.RowCount
+			size += p.DataSize
+		}
+		avg := int64(0)
+		if rowsN > 0 {
+			avg = size / rowsN
+		}
+		rows = append(rows, []types.Datum{str(t.Name), str("Doris"), num(10), str("dynamic"), num(rowsN), num(avg), num(size),
+			null, num(0), num(0), null, str(t.CreateTime.UTC().Format("2006-01-02 15:04:05")), null, null,
+			str("utf8mb4_0900_bin"), null, str(""), str(t.Comment)})
+	}
+	return writeTable(w, cols, rows)
+}
+
+func (s *Session) showBackends(w wire.ResultWriter) error {
+	names := []string{"BackendId", "Host", "HeartbeatPort", "BePort", "HttpPort", "BrpcPort", "ArrowFlightSqlPort",
+		"LastStartTime", "LastHeartbeat", "Alive", "SystemDecommissioned", "TabletNum", "DataUsedCapacity",
+		"TrashUsedCapacity", "AvailCapacity", "TotalCapacity", "UsedPct", "MaxDiskUsedPct", "RemoteUsedCapacity",
+		"Tag", "ErrMsg", "Version", "Status", "HeartbeatFailureCounter", "NodeRole"}
+	cols := make([]wire.Column, len(names))
+	for i, n := range names {
+		cols[i] = strCol(n)
+	}
+	tablets := map[catalog.BackendID]int{}
+	for _, db := range s.srv.cat.Databases() {
+		ts, _ := s.srv.cat.Tables(db.Name)
+		for _, t := range ts {
+			for _, p := range t.Partitions {
+				for _, tb := range p.Tablets {
+					for _, r := range tb.Replicas {
+						tablets[r.BackendID]++
+					}
+				}
+			}
+		}
+	}
+	fmtTime := func(t time.Time) string {
+		if t.IsZero() {
+			return "NULL"
+		}
+		return t.Format("2006-01-02 15:04:05")
+	}
+	var rows [][]types.Datum
+	for _, b := range s.srv.cat.Backends() {
+		port := fmt.Sprint(b.Port)
+		rows = append(rows, []types.Datum{str(fmt.Sprint(b.ID)), str(b.Host), str(port), str(port), str("-1"), str(port), str(port),
+			str(fmtTime(b.LastStartTime)), str(fmtTime(b.LastHeartbeat)), str(fmt.Sprint(b.Alive)), str(fmt.Sprint(b.Decommissioned)),
+			str(fmt.Sprint(tablets[b.ID])), str("0.000"), str("0.000"), str("1.000 TB"), str("1.000 TB"), str("0.00 %"), str("0.00 %"),
+			str("0.000"), str(`{"location" : "default"}`), str(b.ErrMsg), str("dorisgo"), str(`{"lastSuccessReportTabletsTime":"N/A"}`),
+			str("0"), str("mix")})
+	}
+	return writeTable(w, cols, rows)
+}
+
+func (s *Session) showTablets(st *parser.ShowTablets, w wire.ResultWriter) error {
+	_, t, err := s.table(st.DB, st.Table)
+	if err != nil {
+		return err
+	}
+	names := []string{"TabletId", "ReplicaId", "BackendId", "SchemaHash", "Version", "LstSuccessVersion", "LstFailedVersion",
+		"LstFailedTime", "LocalDataSize", "RemoteDataSize", "RowCount", "State", "LstConsistencyCheckTime", "CheckVersion",
+		"VersionCount", "QueryHits", "PathHash", "MetaUrl", "CompactionStatus", "CooldownReplicaId", "CooldownMetaId"}
+	cols := make([]wire.Column, len(names))
+	for i, n := range names {
+		cols[i] = strCol(n)
+	}
+	var rows [][]types.Datum
+	for _, p := range t.Partitions {
+		for _, tb := range p.Tablets {
+			for _, r := range tb.Replicas {
+				v := fmt.Sprint(p.VisibleVersion)
+				rows = append(rows, []types.Datum{str(fmt.Sprint(tb.ID)), str(fmt.Sprint(r.ID)), str(fmt.Sprint(r.BackendID)),
+					str("0"), str(v), str(v), str("-1"), str("NULL"), str("0"), str("0"), str(fmt.Sprint(tb.RowCount)), str("NORMAL"),
+					str("NULL"), str("-1"), str(v), str("0"), str("0"), str("url"), str("url"), str("-1"), str("")})
+			}
+		}
+	}
+	return writeTable(w, cols, rows)
+}
+
+func (s *Session) showPartitions(st *parser.ShowPartitions, w wire.ResultWriter) error {
+	_, t, err := s.table(st.DB, st.Table)
+	if err != nil {
+		return err
+	}
+	names := []string{"PartitionId", "PartitionName", "VisibleVersion", "VisibleVersionTime", "State", "PartitionKey",
+		"Range", "DistributionKey", "Buckets", "ReplicationNum", "StorageMedium", "CooldownTime", "RemoteStoragePolicy",
+		"LastConsistencyCheckTime", "DataSize", "IsInMemory", "ReplicaAllocation", "IsMutable", "SyncWithBaseTables", "UnsyncTables"}
+	cols := make([]wire.Column, len(names))
+	for i, n := range names {
+		cols[i] = strCol(n)
+	}
+	distKey := "RANDOM"
+	if t.Dist.Kind == catalog.DistHash {
+		var ks []string
+		for _, c := range t.Dist.Columns {
+			ks = append(ks, t.Columns[c].Name)
+		}
+		distKey = strings.Join(ks, ", ")
+	}
+	partKey := ""
+	if t.PartKind != catalog.PartNone {
+		partKey = t.Columns[t.PartColumn].Name
+	}
+	var rows [][]types.Datum
+	for _, p := range t.Partitions {
+		rows = append(rows, []types.Datum{str(fmt.Sprint(p.ID)), str(p.Name), str(fmt.Sprint(p.VisibleVersion)), str("NULL"),
+			str("NORMAL"), str(partKey), str(partitionRange(t, p)), str(distKey), str(fmt.Sprint(t.Dist.Buckets)),
+			str(fmt.Sprint(t.ReplicationNum)), str("HDD"), str("9999-12-31 23:59:59"), str(""), str("NULL"),
+			str(fmt.Sprintf("%d.000 B", p.DataSize)), str("false"), str(fmt.Sprintf("tag.location.default: %d", t.ReplicationNum)),
+			str("true"), str("true"), str("")})
+	}
+	return writeTable(w, cols, rows)
+}
+
+func partitionRange(t *catalog.Table, p *catalog.Partition) string {
+	switch t.PartKind {
+	case catalog.PartRange:
+		lo, hi := "MIN_VALUE", "MAX_VALUE"
+		if p.Lower != nil {
+			lo = p.Lower.String()
+		}
+		if p.Upper != nil {
+			hi = p.Upper.String()
+		}
+		return fmt.Sprintf("[%s, %s)", lo, hi)
+	case catalog.PartList:
+		var vs []string
+		for _, v := range p.Values {
+			vs = append(vs, v.String())
+		}
+		return "(" + strings.Join(vs, ", ") + ")"
+	}
+	return ""
+}
+
+func (s *Session) showProc(st *parser.ShowProc, w wire.ResultWriter) error {
+	path := strings.TrimRight(st.Path, "/")
+	const cg = "/colocation_group"
+	switch {
+	case path == cg:
+		cols := []wire.Column{strCol("GroupId"), strCol("GroupName"), strCol("TableIds"), strCol("BucketsNum"),
+			strCol("ReplicaAllocation"), strCol("DistCols"), strCol("IsStable"), strCol("ErrorMsg")}
+		var rows [][]types.Datum
+		for _, g := range s.srv.cat.Groups() {
+			var ids, dist []string
+			for _, t := range g.Tables {
+				ids = append(ids, fmt.Sprint(t))
+			}
+			for _, t := range g.DistTypes {
+				dist = append(dist, t.String())
+			}
+			name := g.Name
+			if g.DBID != 0 {
+				name = fmt.Sprintf("%d_%s", g.DBID, g.Name)
+			}
+			rows = append(rows, []types.Datum{str(fmt.Sprintf("%d.%d", g.DBID, g.ID)), str(name), str(strings.Join(ids, ", ")),
+				str(fmt.Sprint(g.BucketNum)), str(fmt.Sprintf("tag.location.default: %d", g.ReplicaNum)),
+				str("[" + strings.Join(dist, ", ") + "]"), str(fmt.Sprint(!s.groupUnstable(g))), str(g.ErrMsg)})
+		}
+		return writeTable(w, cols, rows)
+	case strings.HasPrefix(path, cg+"/"):
+		id := strings.TrimPrefix(path, cg+"/")
+		for _, g := range s.srv.cat.Groups() {
+			if fmt.Sprintf("%d.%d", g.DBID, g.ID) != id {
+				continue
+			}
+			var rows [][]types.Datum
+			for i, seq := range g.BucketSeq {
+				var bs []string
+				for _, b := range seq {
+					bs = append(bs, fmt.Sprint(b))
+				}
+				rows = append(rows, []types.Datum{str(fmt.Sprint(i)), str(strings.Join(bs, ", "))})
+			}
+			return writeTable(w, []wire.Column{strCol("BucketIndex"), strCol("BackendIds")}, rows)
+		}
+		return sqlerr.Doris.New("Invalid group id: " + id)
+	case path == "/backends":
+		return s.showBackends(w)
+	}
+	return sqlerr.Doris.New("Proc path '" + st.Path + "' doesn't exist")
+}
+
+// groupUnstable reports whether a colocate group is being repaired: marked
+// so by an admin, or one of its bucket backends is dead or gone.
+func (s *Session) groupUnstable(g *catalog.ColocateGroup) bool {
+	if g.Unstable {
+		return true
+	}
+	for _, seq := range g.BucketSeq {
+		for _, id := range seq {
+			b, ok := s.srv.cat.Backend(id)
+			if !ok || !b.Alive {
+				return true
+			}
+		}
+	}
+	return false
+}

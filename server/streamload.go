@@ -1,0 +1,432 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+// loadBatchRows is how many input rows make one batch sent to the backends.
+const loadBatchRows = 8192
+
+// streamLoadResp is Doris's stream load reply.
+type streamLoadResp struct {
+	TxnID                  int64  `json:"TxnId"`
+	Label                  string `json:"Label"`
+	Comment                string `json:"Comment"`
+	TwoPhaseCommit         string `json:"TwoPhaseCommit"`
+	Status                 string `json:"Status"`
+	ExistingJobStatus      string `json:"ExistingJobStatus,omitempty"`
+	Message                string `json:"Message"`
+	NumberTotalRows        int64  `json:"NumberTotalRows"`
+	NumberLoadedRows       int64  `json:"NumberLoadedRows"`
+	NumberFilteredRows     int64  `json:"NumberFilteredRows"`
+	NumberUnselectedRows   int64  `json:"NumberUnselectedRows"`
+	LoadBytes              int64  `json:"LoadBytes"`
+	LoadTimeMs             int64  `json:"LoadTimeMs"`
+	BeginTxnTimeMs         int64  `json:"BeginTxnTimeMs"`
+	StreamLoadPutTimeMs    int64  `json:"StreamLoadPutTimeMs"`
+	ReadDataTimeMs         int64  `json:"ReadDataTimeMs"`
+	WriteDataTimeMs        int64  `json:"WriteDataTimeMs"`
+	CommitAndPublishTimeMs int64  `json:"CommitAndPublishTimeMs"`
+}
+
+// countingReader counts the bytes of the load body.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// streamLoad serves PUT /api/{db}/{table}/_stream_load: CSV or JSON in the
+// body, loaded as one transaction under the request's label.
+func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	resp := &streamLoadResp{TwoPhaseCommit: "false", Label: r.Header.Get("label")}
+	fail := func(code int, msg string) {
+		resp.Status, resp.Message = "Fail", msg
+		resp.LoadTimeMs = time.Since(start).Milliseconds()
+		s.metrics.loads.WithLabelValues("fail").Inc()
+		writeJSON(w, code, resp)
+	}
+	if _, ok := s.authorize(r); !ok {
+		resp.Status, resp.Message = "Fail", "Access denied: wrong user or password"
+		writeJSON(w, http.StatusUnauthorized, resp)
+		return
+	}
+	db, table := r.PathValue("db"), r.PathValue("table")
+	t, err := s.cat.Table(db, table)
+	if err != nil {
+		fail(http.StatusOK, sqlerr.As(err).Message)
+		return
+	}
+	if resp.Label != "" {
+		if txn, ok := s.cat.TxnByLabel(db, resp.Label); ok && txn.State != catalog.TxnAborted {
+			resp.Status = "Label Already Exists"
+			resp.ExistingJobStatus = "RUNNING"
+			if txn.State == catalog.TxnVisible {
+				resp.ExistingJobStatus = "FINISHED"
+			}
+			resp.Message = fmt.Sprintf("Label [%s] has already been used, relate to txn [%d], state [%s]", resp.Label, txn.ID, txn.State)
+			resp.TxnID = int64(txn.ID)
+			s.metrics.loads.WithLabelValues("label_exists").Inc()
+			writeJSON(w, http.StatusOK, resp)
+			return
+		}
+	}
+	parser, err := newLoadParser(r.Header, t)
+	if err != nil {
+		fail(http.StatusOK, sqlerr.As(err).Message)
+		return
+	}
+	body := &countingReader{r: r.Body}
+	ctx := r.Context()
+	var total int64
+	res, err := s.coord.Load(ctx, db, t, resp.Label, func(yield func(arrow.Record) error) error {
+		return parser.parse(ctx, body, func(rec arrow.Record, firstRow int) error {
+			out, err := toStorage(rec, parser.from, tableTypes(t), firstRow)
+			if err != nil {
+				return err
+			}
+			defer out.Release()
+			total += rec.NumRows()
+			return yield(out)
+		})
+	})
+	resp.LoadBytes = body.n
+	resp.NumberTotalRows = total
+	if err != nil {
+		fail(http.StatusOK, sqlerr.As(err).Message)
+		return
+	}
+	resp.TxnID = int64(res.Txn)
+	resp.Label = res.Label
+	resp.Status, resp.Message = "Success", "OK"
+	resp.NumberLoadedRows = res.Rows
+	resp.LoadTimeMs = time.Since(start).Milliseconds()
+	s.metrics.loads.WithLabelValues("success").Inc()
+	s.metrics.loadRows.Add(float64(res.Rows))
+	s.metrics.loadBytes.Add(float64(body.n))
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func tableTypes(t *catalog.Table) []types.Column {
+	out := make([]types.Column, len(t.Columns))
+	for i, c := range t.Columns {
+		out[i] = c.Column
+	}
+	return out
+}
+
+// loadParser turns a CSV or JSON body into batches of the table's columns
+// as strings (typed later, strictly, by toStorage).
+type loadParser struct {
+	t       *catalog.Table
+	format  string
+	sep     []byte
+	lineSep byte
+	// fileCols[i] = table column index of the i-th field of a row (-1: skip).
+	fileCols   []int
+	stripOuter bool
+	from       []types.Column // all string columns
+	defaults   []*string
+}
+
+func newLoadParser(h http.Header, t *catalog.Table) (*loadParser, error) {
+	p := &loadParser{t: t, format: strings.ToLower(h.Get("format")), sep: []byte("\t"), lineSep: '\n'}
+	if p.format == "" {
+		p.format = "csv"
+	}
+	if v := h.Get("column_separator"); v != "" {
+		p.sep = []byte(unescapeSep(v))
+	}
+	if v := h.Get("line_delimiter"); v != "" {
+		d := unescapeSep(v)
+		if len(d) != 1 {
+			return nil, sqlerr.Doris.New("line_delimiter must be one byte")
+		}
+		p.lineSep = d[0]
+	}
+	p.stripOuter = strings.EqualFold(h.Get("strip_outer_array"), "true")
+	if v := h.Get("columns"); v != "" {
+		for _, name := range strings.Split(v, ",") {
+			name = strings.Trim(strings.TrimSpace(name), "`")
+			ci := t.ColumnIndex(name)
+			if ci < 0 {
+				return nil, sqlerr.BadField.New(name, "columns")
+			}
+			p.fileCols = append(p.fileCols, ci)
+		}
+	} else {
+		for i := range t.Columns {
+			p.fileCols = append(p.fileCols, i)
+		}
+	}
+	for _, c := range t.Columns {
+		p.from = append(p.from, types.Column{Name: c.Name, Type: types.StringT, Nullable: true})
+		p.defaults = append(p.defaults, c.Default)
+	}
+	if p.format != "csv" && p.format != "json" {
+		return nil, sqlerr.Doris.New("unsupported format " + p.format)
+	}
+	return p, nil
+}
+
+func unescapeSep(s string) string {
+	switch s {
+	case `\t`:
+		return "\t"
+	case `\n`:
+		return "\n"
+	case `\x01`:
+		return "\x01"
+	}
+	if strings.HasPrefix(s, `\x`) && len(s) == 4 {
+		if v, err := strconv.ParseUint(s[2:], 16, 8); err == nil {
+			return string([]byte{byte(v)})
+		}
+	}
+	return s
+}
+
+// batch accumulates string columns.
+type batch struct {
+	p     *loadParser
+	bs    []*array.StringBuilder
+	set   []bool
+	rows  int
+	first int
+}
+
+func (p *loadParser) newBatch(first int) *batch {
+	b := &batch{p: p, first: first, set: make([]bool, len(p.t.Columns))}
+	for range p.t.Columns {
+		sb := array.NewStringBuilder(memory.DefaultAllocator)
+		sb.Reserve(loadBatchRows)
+		b.bs = append(b.bs, sb)
+	}
+	return b
+}
+
+// endRow fills the columns the row did not set with their defaults.
+func (b *batch) endRow() {
+	for i, ok := range b.set {
+		if !ok {
+			if d := b.p.defaults[i]; d != nil {
+				b.bs[i].Append(*d)
+			} else {
+				b.bs[i].AppendNull()
+			}
+		}
+		b.set[i] = false
+	}
+	b.rows++
+}
+
+func (b *batch) record() arrow.Record {
+	cols := make([]arrow.Array, len(b.bs))
+	for i, sb := range b.bs {
+		cols[i] = sb.NewArray()
+		sb.Release()
+	}
+	rec := array.NewRecord(types.ArrowSchema(b.p.from), cols, int64(b.rows))
+	for _, c := range cols {
+		c.Release()
+	}
+	return rec
+}
+
+func (p *loadParser) parse(ctx context.Context, r io.Reader, emit func(arrow.Record, int) error) error {
+	if p.format == "json" {
+		return p.parseJSON(ctx, r, emit)
+	}
+	return p.parseCSV(ctx, r, emit)
+}
+
+func (p *loadParser) flush(b *batch, emit func(arrow.Record, int) error) error {
+	rec := b.record()
+	defer rec.Release()
+	if rec.NumRows() == 0 {
+		return nil
+	}
+	return emit(rec, b.first)
+}
+
+func (p *loadParser) parseCSV(ctx context.Context, r io.Reader, emit func(arrow.Record, int) error) error {
+	br := bufio.NewReaderSize(r, 1<<20)
+	row := 1
+	b := p.newBatch(row)
+	for {
+		line, err := br.ReadSlice(p.lineSep)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer: gather it whole.
+			full := append([]byte{}, line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = br.ReadSlice(p.lineSep)
+				full = append(full, line...)
+			}
+			line = full
+		}
+		if len(line) > 0 {
+			line = bytes.TrimSuffix(line, []byte{p.lineSep})
+			if p.lineSep == '\n' {
+				line = bytes.TrimSuffix(line, []byte{'\r'})
+			}
+			if len(line) > 0 {
+				if err := p.csvRow(b, line, row); err != nil {
+					return err
+				}
+				row++
+				if b.rows == loadBatchRows {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+					if err := p.flush(b, emit); err != nil {
+						return err
+					}
+					b = p.newBatch(row)
+				}
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return p.flush(b, emit)
+}
+
+func (p *loadParser) csvRow(b *batch, line []byte, row int) error {
+	n := 0
+	for {
+		i := bytes.Index(line, p.sep)
+		field := line
+		if i >= 0 {
+			field = line[:i]
+		}
+		if n >= len(p.fileCols) {
+			return sqlerr.Doris.New(fmt.Sprintf("too many columns in row %d: expected %d", row, len(p.fileCols)))
+		}
+		ci := p.fileCols[n]
+		if ci >= 0 {
+			// \N is NULL, as in Doris.
+			if len(field) == 2 && field[0] == '\\' && field[1] == 'N' {
+				b.bs[ci].AppendNull()
+			} else {
+				b.bs[ci].BinaryBuilder.Append(field)
+			}
+			b.set[ci] = true
+		}
+		n++
+		if i < 0 {
+			break
+		}
+		line = line[i+len(p.sep):]
+	}
+	if n != len(p.fileCols) {
+		return sqlerr.Doris.New(fmt.Sprintf("column count mismatch in row %d: expected %d, got %d", row, len(p.fileCols), n))
+	}
+	b.endRow()
+	return nil
+}
+
+func (p *loadParser) parseJSON(ctx context.Context, r io.Reader, emit func(arrow.Record, int) error) error {
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<20))
+	dec.UseNumber()
+	row := 1
+	b := p.newBatch(row)
+	add := func(obj map[string]any) error {
+		for k, v := range obj {
+			ci := p.t.ColumnIndex(k)
+			if ci < 0 {
+				continue
+			}
+			switch x := v.(type) {
+			case nil:
+				b.bs[ci].AppendNull()
+			case string:
+				b.bs[ci].Append(x)
+			case json.Number:
+				b.bs[ci].Append(x.String())
+			case bool:
+				if x {
+					b.bs[ci].Append("1")
+				} else {
+					b.bs[ci].Append("0")
+				}
+			default:
+				enc, _ := json.Marshal(x)
+				b.bs[ci].Append(string(enc))
+			}
+			b.set[ci] = true
+		}
+		b.endRow()
+		row++
+		if b.rows == loadBatchRows {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := p.flush(b, emit); err != nil {
+				return err
+			}
+			b = p.newBatch(row)
+		}
+		return nil
+	}
+	if p.stripOuter {
+		tok, err := dec.Token()
+		if err != nil {
+			return sqlerr.Doris.New("bad JSON: " + err.Error())
+		}
+		if d, ok := tok.(json.Delim); !ok || d != '[' {
+			return sqlerr.Doris.New("JSON data is not an array-object, strip_outer_array must be TRUE")
+		}
+		for dec.More() {
+			var obj map[string]any
+			if err := dec.Decode(&obj); err != nil {
+				return sqlerr.Doris.New(fmt.Sprintf("bad JSON object at row %d: %v", row, err))
+			}
+			if err := add(obj); err != nil {
+				return err
+			}
+		}
+	} else {
+		for {
+			var obj map[string]any
+			err := dec.Decode(&obj)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return sqlerr.Doris.New(fmt.Sprintf("bad JSON object at row %d: %v", row, err))
+			}
+			if err := add(obj); err != nil {
+				return err
+			}
+		}
+	}
+	return p.flush(b, emit)
+}

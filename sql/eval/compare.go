@@ -1,0 +1,469 @@
+package eval
+
+import (
+	"cmp"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+
+	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+var compareKernels = map[string]kernel{
+	"eq": cmpKernel, "ne": cmpKernel, "lt": cmpKernel, "le": cmpKernel, "gt": cmpKernel, "ge": cmpKernel,
+	"null_safe_eq": nullSafeEqKernel,
+	"in":           inKernel, "not_in": inKernel, "between": betweenKernel,
+	"and": andOrKernel, "or": andOrKernel, "xor": xorKernel, "not": notKernel,
+	"is_null": isNullKernel, "is_not_null": isNullKernel, "is_true": isTrueKernel, "is_false": isTrueKernel,
+	"like": likeKernel, "not_like": likeKernel, "regexp": regexpKernel,
+}
+
+// cmpOp encodes which three-way outcomes (-1, 0, 1) satisfy an operator.
+type cmpOp struct{ lt, eq, gt bool }
+
+var cmpOps = map[string]cmpOp{
+	"eq": {false, true, false}, "ne": {true, false, true}, "lt": {true, false, false},
+	"le": {true, true, false}, "gt": {false, false, true}, "ge": {false, true, true},
+	"null_safe_eq": {false, true, false},
+}
+
+func cmpKernel(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
+	m := ev.rows(args)
+	buf, out := boolBuf(ev.mem, m)
+	if err := compareInto(cmpOps[c.Fn], args[0], args[1], m, out); err != nil {
+		buf.Release()
+		return vec{}, err
+	}
+	return ev.fixedVec(types.BoolT, m, ev.validity(m, args...), buf, args), nil
+}
+
+// compareInto sets bit i of out where row i of a op b holds; both
+// arguments have the same physical type (NewCall cast them).
+func compareInto(op cmpOp, a, b vec, m int, out []byte) error {
+	switch x := a.arr.(type) {
+	case *array.Int64:
+		cmpOrdered(op, x.Int64Values(), i64s(b), a.scalar, b.scalar, m, out)
+	case *array.Float64:
+		cmpOrdered(op, x.Float64Values(), f64s(b), a.scalar, b.scalar, m, out)
+	case *array.Date32:
+		cmpOrdered(op, x.Date32Values(), b.arr.(*array.Date32).Date32Values(), a.scalar, b.scalar, m, out)
+	case *array.Timestamp:
+		cmpOrdered(op, x.TimestampValues(), b.arr.(*array.Timestamp).TimestampValues(), a.scalar, b.scalar, m, out)
+	case *array.Int32:
+		cmpOrdered(op, x.Int32Values(), b.arr.(*array.Int32).Int32Values(), a.scalar, b.scalar, m, out)
+	case *array.Int16:
+		cmpOrdered(op, x.Int16Values(), b.arr.(*array.Int16).Int16Values(), a.scalar, b.scalar, m, out)
+	case *array.Int8:
+		cmpOrdered(op, x.Int8Values(), b.arr.(*array.Int8).Int8Values(), a.scalar, b.scalar, m, out)
+	case *array.Float32:
+		cmpOrdered(op, x.Float32Values(), b.arr.(*array.Float32).Float32Values(), a.scalar, b.scalar, m, out)
+	case *array.Decimal128:
+		y := b.arr.(*array.Decimal128)
+		xv, yv := x.Values(), y.Values()
+		for i := 0; i < m; i++ {
+			if op.test(xv[a.idx(i)].Cmp(yv[b.idx(i)])) {
+				bitutil.SetBit(out, i)
+			}
+		}
+	case *array.String:
+		y := b.arr.(*array.String)
+		for i := 0; i < m; i++ {
+			if op.test(strings.Compare(x.Value(a.idx(i)), y.Value(b.idx(i)))) {
+				bitutil.SetBit(out, i)
+			}
+		}
+	case *array.Boolean:
+		y := b.arr.(*array.Boolean)
+		for i := 0; i < m; i++ {
+			if op.test(cmpBool(x.Value(a.idx(i)), y.Value(b.idx(i)))) {
+				bitutil.SetBit(out, i)
+			}
+		}
+	default:
+		return sqlerr.Assertf("eval: compare %s", a.arr.DataType())
+	}
+	return nil
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+func (op cmpOp) test(c int) bool {
+	switch {
+	case c < 0:
+		return op.lt
+	case c > 0:
+		return op.gt
+	}
+	return op.eq
+}
+
+// cmpOrdered packs x op y into bits, one closure-free loop per operator
+// so the inner loop is a plain comparison.
+func cmpOrdered[E cmp.Ordered](op cmpOp, x, y []E, as, bs bool, m int, out []byte) {
+	switch op {
+	case cmpOp{false, true, false}:
+		packEq(x, y, as, bs, m, out, false)
+	case cmpOp{true, false, true}:
+		packEq(x, y, as, bs, m, out, true)
+	case cmpOp{true, false, false}:
+		packLess(x, y, as, bs, m, out, false)
+	case cmpOp{false, false, true}:
+		packLess(y, x, bs, as, m, out, false)
+	case cmpOp{true, true, false}:
+		packLess(y, x, bs, as, m, out, true) // x <= y  ⇔  !(y < x)
+	default:
+		packLess(x, y, as, bs, m, out, true) // x >= y  ⇔  !(x < y)
+	}
+}
+
+// packLess sets bit i where (x[i] < y[i]) != neg. NaN never compares true
+// in MySQL; DOUBLE inputs here never hold NaN (kernels turn it into NULL).
+func packLess[E cmp.Ordered](x, y []E, xs, ys bool, m int, out []byte, neg bool) {
+	var bit byte
+	for i := 0; i < m; i++ {
+		xi, yi := i, i
+		if xs {
+			xi = 0
+		}
+		if ys {
+			yi = 0
+		}
+		bit = 0
+		if (x[xi] < y[yi]) != neg {
+			bit = 1
+		}
+		out[i>>3] |= bit << (i & 7)
+	}
+}
+
+func packEq[E cmp.Ordered](x, y []E, xs, ys bool, m int, out []byte, neg bool) {
+	var bit byte
+	for i := 0; i < m; i++ {
+		xi, yi := i, i
+		if xs {
+			xi = 0
+		}
+		if ys {
+			yi = 0
+		}
+		bit = 0
+		if (x[xi] == y[yi]) != neg {
+			bit = 1
+		}
+		out[i>>3] |= bit << (i & 7)
+	}
+}
+
+func nullSafeEqKernel(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
+	a, b := args[0], args[1]
+	m := ev.rows(args)
+	buf, out := boolBuf(ev.mem, m)
+	an, bn := a.nullScalar(), b.nullScalar()
+	switch {
+	case an && bn:
+		bitutil.SetBit(out, 0)
+		for i := 1; i < m; i++ {
+			bitutil.SetBit(out, i)
+		}
+	case an || bn:
+		other := b
+		if bn {
+			other = a
+		}
+		for i := 0; i < m; i++ {
+			if other.isNull(i) {
+				bitutil.SetBit(out, i)
+			}
+		}
+	default:
+		if err := compareInto(cmpOps["eq"], a, b, m, out); err != nil {
+			buf.Release()
+			return vec{}, err
+		}
+		if a.arr.NullN() > 0 || b.arr.NullN() > 0 {
+			for i := 0; i < m; i++ {
+				x, y := a.isNull(i), b.isNull(i)
+				if x || y {
+					bitutil.SetBitTo(out, i, x && y)
+				}
+			}
+		}
+	}
+	return vec{arr: newArray(types.BoolT, m, nil, buf, 0), scalar: allScalar(args), owned: true}, nil
+}
+
+// tri is a three-valued boolean column view.
+type tri struct {
+	v    vec
+	vals []byte
+	voff int
+}
+
+func triOf(v vec) tri {
+	b := v.arr.(*array.Boolean)
+	return tri{v: v, vals: b.Data().Buffers()[1].Bytes(), voff: b.Data().Offset()}
+}
+
+func (t tri) at(i int) (val, null bool) {
+	j := t.v.idx(i)
+	if t.v.arr.IsNull(j) {
+		return false, true
+	}
+	return bitutil.BitIsSet(t.vals, t.voff+j), false
+}
+
+// andOr folds AND / OR over boolean vecs with three-valued logic.
+func (ev *evaluator) andOr(isAnd bool, args []vec) vec {
+	m := ev.rows(args)
+	valsBuf, vals := boolBuf(ev.mem, m)
+	validBuf, valid := boolBuf(ev.mem, m)
+	ts := make([]tri, len(args))
+	for k, a := range args {
+		if a.arr.DataType().ID() == arrow.NULL {
+			a = ev.nullVec(types.BoolT)
+			defer a.release()
+		}
+		ts[k] = triOf(a)
+	}
+	for i := 0; i < m; i++ {
+		sawNull, decided := false, false
+		for _, t := range ts {
+			v, null := t.at(i)
+			if null {
+				sawNull = true
+				continue
+			}
+			if v != isAnd { // FALSE decides AND, TRUE decides OR
+				decided = true
+				break
+			}
+		}
+		switch {
+		case decided:
+			bitutil.SetBit(valid, i)
+			if !isAnd {
+				bitutil.SetBit(vals, i)
+			}
+		case !sawNull:
+			bitutil.SetBit(valid, i)
+			if isAnd {
+				bitutil.SetBit(vals, i)
+			}
+		}
+	}
+	return vec{arr: newArray(types.BoolT, m, validBuf, valsBuf, array.UnknownNullCount), scalar: allScalar(args), owned: true}
+}
+
+func andOrKernel(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
+	return ev.andOr(c.Fn == "and", args), nil
+}
+
+func xorKernel(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
+	m := ev.rows(args)
+	buf, out := boolBuf(ev.mem, m)
+	x, y := bools(args[0]), bools(args[1])
+	for i := 0; i < m; i++ {
+		if x.Value(args[0].idx(i)) != y.Value(args[1].idx(i)) {
+			bitutil.SetBit(out, i)
+		}
+	}
+	return ev.fixedVec(types.BoolT, m, ev.validity(m, args...), buf, args), nil
+}
+
+func notKernel(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
+	m := ev.rows(args)
+	buf, out := boolBuf(ev.mem, m)
+	x := bools(args[0])
+	for i := 0; i < m; i++ {
+		if !x.Value(i) {
+			bitutil.SetBit(out, i)
+		}
+	}
+	return ev.fixedVec(types.BoolT, m, ev.validity(m, args...), buf, args), nil
+}
+
+func isNullKernel(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
+	a := args[0]
+	m := a.arr.Len()
+	buf, out := boolBuf(ev.mem, m)
+	want := c.Fn == "is_null"
+	for i := 0; i < m; i++ {
+		if a.isNull(i) == want {
+			bitutil.SetBit(out, i)
+		}
+	}
+	return vec{arr: newArray(types.BoolT, m, nil, buf, 0), scalar: a.scalar, owned: true}, nil
+}
+
+func isTrueKernel(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
+	a := args[0]
+	m := a.arr.Len()
+	buf, out := boolBuf(ev.mem, m)
+	want := c.Fn == "is_true"
+	if a.arr.DataType().ID() != arrow.NULL {
+		x := bools(a)
+		for i := 0; i < m; i++ {
+			if !x.IsNull(i) && x.Value(i) == want {
+				bitutil.SetBit(out, i)
+			}
+		}
+	}
+	return vec{arr: newArray(types.BoolT, m, nil, buf, 0), scalar: a.scalar, owned: true}, nil
+}
+
+// cmpVec compares a and b (same physical type) into a BOOLEAN vec.
+func (ev *evaluator) cmpVec(op cmpOp, a, b vec) (vec, error) {
+	args := []vec{a, b}
+	if a.nullScalar() || b.nullScalar() {
+		return ev.nullVec(types.BoolT), nil
+	}
+	m := ev.rows(args)
+	buf, out := boolBuf(ev.mem, m)
+	if err := compareInto(op, a, b, m, out); err != nil {
+		buf.Release()
+		return vec{}, err
+	}
+	return ev.fixedVec(types.BoolT, m, ev.validity(m, args...), buf, args), nil
+}
+
+// inKernel: x IN (list) is the three-valued OR of x = item; NOT IN negates.
+func inKernel(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
+	probe := args[0]
+	eqs := make([]vec, 0, len(args)-1)
+	defer func() {
+		for _, e := range eqs {
+			e.release()
+		}
+	}()
+	for _, item := range args[1:] {
+		e, err := ev.cmpVec(cmpOps["eq"], probe, item)
+		if err != nil {
+			return vec{}, err
+		}
+		eqs = append(eqs, e)
+	}
+	res := ev.andOr(false, eqs)
+	if c.Fn == "in" {
+		return res, nil
+	}
+	defer res.release()
+	return notKernel(ev, c, []vec{res})
+}
+
+func betweenKernel(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
+	ge, err := ev.cmpVec(cmpOps["ge"], args[0], args[1])
+	if err != nil {
+		return vec{}, err
+	}
+	defer ge.release()
+	le, err := ev.cmpVec(cmpOps["le"], args[0], args[2])
+	if err != nil {
+		return vec{}, err
+	}
+	defer le.release()
+	return ev.andOr(true, []vec{ge, le}), nil
+}
+
+// likeMatch reports whether s matches a LIKE pattern (byte-wise, '_' is one
+// UTF-8 character, esc escapes the next pattern character).
+func likeMatch(s, p string, esc byte) bool {
+	si, pi := 0, 0
+	starP, starS := -1, 0
+	for si < len(s) {
+		if pi < len(p) {
+			c := p[pi]
+			switch {
+			case c == '%':
+				starP, starS = pi, si
+				pi++
+				continue
+			case c == '_':
+				_, w := utf8.DecodeRuneInString(s[si:])
+				si += w
+				pi++
+				continue
+			case c == esc && pi+1 < len(p):
+				if s[si] == p[pi+1] {
+					si++
+					pi += 2
+					continue
+				}
+			default:
+				if s[si] == c {
+					si++
+					pi++
+					continue
+				}
+			}
+		}
+		if starP < 0 {
+			return false
+		}
+		_, w := utf8.DecodeRuneInString(s[starS:])
+		starS += w
+		si, pi = starS, starP+1
+	}
+	for pi < len(p) && p[pi] == '%' {
+		pi++
+	}
+	return pi == len(p)
+}
+
+func likeKernel(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
+	esc := byte('\\')
+	if len(args) == 3 {
+		if e := strs(args[2]).Value(0); e != "" {
+			esc = e[0]
+		}
+	}
+	m := ev.rows(args)
+	buf, out := boolBuf(ev.mem, m)
+	s, p := strs(args[0]), strs(args[1])
+	want := c.Fn == "like"
+	for i := 0; i < m; i++ {
+		if likeMatch(s.Value(args[0].idx(i)), p.Value(args[1].idx(i)), esc) == want {
+			bitutil.SetBit(out, i)
+		}
+	}
+	return ev.fixedVec(types.BoolT, m, ev.validity(m, args...), buf, args), nil
+}
+
+func regexpKernel(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
+	m := ev.rows(args)
+	buf, out := boolBuf(ev.mem, m)
+	s, p := strs(args[0]), strs(args[1])
+	var re *regexp.Regexp
+	last := ""
+	for i := 0; i < m; i++ {
+		if args[0].isNull(i) || args[1].isNull(i) {
+			continue
+		}
+		pat := p.Value(args[1].idx(i))
+		if re == nil || pat != last {
+			var err error
+			if re, err = regexp.Compile(pat); err != nil {
+				buf.Release()
+				return vec{}, sqlerr.WrongArguments.New("regexp")
+			}
+			last = pat
+		}
+		if re.MatchString(s.Value(args[0].idx(i))) {
+			bitutil.SetBit(out, i)
+		}
+	}
+	return ev.fixedVec(types.BoolT, m, ev.validity(m, args...), buf, args), nil
+}

@@ -1,0 +1,350 @@
+package expr
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+// Expr is a bound scalar expression. The set of node types is closed.
+type Expr interface {
+	Type() types.T
+	Nullable() bool
+	String() string
+	Children() []Expr
+	expr()
+}
+
+// Context carries per-query values that functions read at evaluation time.
+type Context struct {
+	// Now is the query start time; NOW() and CURRENT_DATE() read it so that
+	// every row and every backend sees the same instant.
+	Now time.Time
+}
+
+// ColRef reads column Index of the input record.
+type ColRef struct {
+	Index       int
+	Table, Name string // for printing only
+	T           types.T
+	Null        bool
+}
+
+// Const is a literal value.
+type Const struct{ Val types.Datum }
+
+// Call applies a registry function (operators included) to Args.
+type Call struct {
+	Fn   string // registry name, lower-case
+	Args []Expr
+	T    types.T
+	Null bool
+}
+
+// Cast converts Arg to To with MySQL's lenient CAST semantics.
+type Cast struct {
+	Arg Expr
+	To  types.T
+}
+
+// Case is CASE [Operand] WHEN ... THEN ... [ELSE ...] END.
+type Case struct {
+	Operand Expr // nil for a searched CASE
+	Whens   []When
+	Else    Expr // may be nil (ELSE NULL)
+	T       types.T
+}
+
+// When is one WHEN arm.
+type When struct{ Cond, Then Expr }
+
+// Param is a prepared-statement placeholder; Bind replaces it by a Const.
+type Param struct {
+	Index int
+	T     types.T
+}
+
+func (*ColRef) expr() {}
+func (*Const) expr()  {}
+func (*Call) expr()   {}
+func (*Cast) expr()   {}
+func (*Case) expr()   {}
+func (*Param) expr()  {}
+
+func (c *ColRef) Type() types.T    { return c.T }
+func (c *ColRef) Nullable() bool   { return c.Null }
+func (c *ColRef) Children() []Expr { return nil }
+func (c *ColRef) String() string {
+	if c.Table != "" {
+		return "`" + c.Table + "`.`" + c.Name + "`"
+	}
+	return "`" + c.Name + "`"
+}
+
+func (c *Const) Type() types.T    { return c.Val.T }
+func (c *Const) Nullable() bool   { return c.Val.Null }
+func (c *Const) Children() []Expr { return nil }
+func (c *Const) String() string {
+	d := c.Val
+	if d.Null {
+		return "NULL"
+	}
+	switch {
+	case d.T.IsString(), d.T.IsTemporal():
+		return quote(d.String())
+	case d.T.Kind == types.Boolean:
+		if d.I != 0 {
+			return "TRUE"
+		}
+		return "FALSE"
+	}
+	return d.String()
+}
+
+func quote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`)
+	return "'" + r.Replace(s) + "'"
+}
+
+func (c *Call) Type() types.T    { return c.T }
+func (c *Call) Nullable() bool   { return c.Null }
+func (c *Call) Children() []Expr { return c.Args }
+func (c *Call) String() string   { return callString(c) }
+
+func (c *Cast) Type() types.T    { return c.To }
+func (c *Cast) Children() []Expr { return []Expr{c.Arg} }
+func (c *Cast) String() string {
+	return "CAST(" + c.Arg.String() + " AS " + c.To.String() + ")"
+}
+
+// Nullable: a cast is NULL for NULL input, and also when a string does not
+// parse as a date.
+func (c *Cast) Nullable() bool {
+	if c.Arg.Nullable() {
+		return true
+	}
+	return c.To.IsTemporal() && !c.Arg.Type().IsTemporal()
+}
+
+func (c *Case) Type() types.T { return c.T }
+func (c *Case) Nullable() bool {
+	if c.Else == nil || c.Else.Nullable() {
+		return true
+	}
+	for _, w := range c.Whens {
+		if w.Then.Nullable() {
+			return true
+		}
+	}
+	return false
+}
+func (c *Case) Children() []Expr {
+	var out []Expr
+	if c.Operand != nil {
+		out = append(out, c.Operand)
+	}
+	for _, w := range c.Whens {
+		out = append(out, w.Cond, w.Then)
+	}
+	if c.Else != nil {
+		out = append(out, c.Else)
+	}
+	return out
+}
+func (c *Case) String() string {
+	var b strings.Builder
+	b.WriteString("CASE")
+	if c.Operand != nil {
+		b.WriteString(" " + c.Operand.String())
+	}
+	for _, w := range c.Whens {
+		b.WriteString(" WHEN " + w.Cond.String() + " THEN " + w.Then.String())
+	}
+	if c.Else != nil {
+		b.WriteString(" ELSE " + c.Else.String())
+	}
+	b.WriteString(" END")
+	return b.String()
+}
+
+func (p *Param) Type() types.T    { return p.T }
+func (p *Param) Nullable() bool   { return true }
+func (p *Param) Children() []Expr { return nil }
+func (p *Param) String() string   { return "?" + strconv.Itoa(p.Index) }
+
+// Lit wraps a datum as a constant.
+func Lit(d types.Datum) *Const { return &Const{Val: d} }
+
+// NewCast converts e to type to. A cast to e's own type (same family, and
+// same precision for decimals) is elided; a NULL literal becomes a typed NULL.
+func NewCast(e Expr, to types.T) Expr {
+	from := e.Type()
+	if from == to {
+		return e
+	}
+	if c, ok := e.(*Const); ok && c.Val.Null {
+		return Lit(types.NullDatum(to))
+	}
+	if from.IsString() && to.IsString() && (to.Length == 0 || (from.Length > 0 && from.Length <= to.Length)) {
+		return e
+	}
+	return &Cast{Arg: e, To: to}
+}
+
+// implicitCast is NewCast for conversions the typing rules insert: string
+// targets keep the source's own string type.
+func implicitCast(e Expr, to types.T) Expr {
+	from := e.Type()
+	if c, ok := e.(*Const); ok && !c.Val.Null && isIntLike(from) {
+		if d, ok := convertIntConst(c.Val.I, to); ok {
+			return Lit(d)
+		}
+	}
+	if from.SameFamily(to) && from.Kind != types.Decimal {
+		return e
+	}
+	if from.Kind == types.Decimal && to.Kind == types.Decimal && from.Scale == to.Scale && from.Precision <= to.Precision {
+		return e // kernels read the scale from the array; wider precision is free
+	}
+	return NewCast(e, to)
+}
+
+// IsConst reports whether e references no column and no parameter, so it can
+// be folded before execution. NOW()-style functions are constant per query.
+func IsConst(e Expr) bool {
+	ok := true
+	Walk(e, func(x Expr) bool {
+		switch x.(type) {
+		case *ColRef, *Param:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// Walk visits e in pre-order; fn returning false skips the children.
+func Walk(e Expr, fn func(Expr) bool) {
+	if e == nil || !fn(e) {
+		return
+	}
+	for _, c := range e.Children() {
+		Walk(c, fn)
+	}
+}
+
+// Rewrite rebuilds e bottom-up, applying fn to every node after its children
+// have been rewritten. Nodes are never mutated: changed parents are copied.
+func Rewrite(e Expr, fn func(Expr) (Expr, error)) (Expr, error) {
+	if e == nil {
+		return nil, nil
+	}
+	var err error
+	rw := func(x Expr) Expr {
+		if err != nil || x == nil {
+			return x
+		}
+		var y Expr
+		y, err = Rewrite(x, fn)
+		return y
+	}
+	switch n := e.(type) {
+	case *Call:
+		args := make([]Expr, len(n.Args))
+		changed := false
+		for i, a := range n.Args {
+			args[i] = rw(a)
+			changed = changed || args[i] != a
+		}
+		if err != nil {
+			return nil, err
+		}
+		if changed {
+			c := *n
+			c.Args = args
+			e = &c
+		}
+	case *Cast:
+		a := rw(n.Arg)
+		if err != nil {
+			return nil, err
+		}
+		if a != n.Arg {
+			e = &Cast{Arg: a, To: n.To}
+		}
+	case *Case:
+		c := &Case{Operand: rw(n.Operand), Else: rw(n.Else), T: n.T, Whens: make([]When, len(n.Whens))}
+		changed := c.Operand != n.Operand || c.Else != n.Else
+		for i, w := range n.Whens {
+			c.Whens[i] = When{Cond: rw(w.Cond), Then: rw(w.Then)}
+			changed = changed || c.Whens[i] != w
+		}
+		if err != nil {
+			return nil, err
+		}
+		if changed {
+			e = c
+		}
+	}
+	return fn(e)
+}
+
+// Bind replaces every Param by its argument. A value whose type differs
+// from the type the planner assumed is cast to that type, so the typing of
+// parent nodes stays valid.
+func Bind(e Expr, args []types.Datum) (Expr, error) {
+	return Rewrite(e, func(x Expr) (Expr, error) {
+		p, ok := x.(*Param)
+		if !ok {
+			return x, nil
+		}
+		if p.Index < 0 || p.Index >= len(args) {
+			return nil, sqlerrWrongArgs("EXECUTE")
+		}
+		d := args[p.Index]
+		if p.T.Kind == types.Null || d.T.SameFamily(p.T) {
+			return Lit(d), nil
+		}
+		return NewCast(Lit(d), p.T), nil
+	})
+}
+
+// convertIntConst retypes an integer literal without a Cast node when the
+// value is exactly representable in to (integers and decimals).
+func convertIntConst(v int64, to types.T) (types.Datum, bool) {
+	switch {
+	case to.IsInteger() && to.Kind != types.LargeInt:
+		lo, hi := intBounds(to.Kind)
+		if v < lo || v > hi {
+			return types.Datum{}, false
+		}
+		return types.Datum{T: to, I: v}, true
+	case to.Kind == types.Decimal:
+		n := decimal128.FromI64(v)
+		for i := 0; i < to.Scale; i++ {
+			n = n.Mul(decimal128.FromI64(10))
+		}
+		if to.Precision <= 0 || to.Precision > types.MaxDecimalPrecision || !n.FitsInPrecision(int32(to.Precision)) || to.Scale > 18 {
+			return types.Datum{}, false
+		}
+		return types.Datum{T: to, Dec: n}, true
+	}
+	return types.Datum{}, false
+}
+
+func intBounds(k types.Kind) (int64, int64) {
+	switch k {
+	case types.TinyInt:
+		return math.MinInt8, math.MaxInt8
+	case types.SmallInt:
+		return math.MinInt16, math.MaxInt16
+	case types.Int:
+		return math.MinInt32, math.MaxInt32
+	}
+	return math.MinInt64, math.MaxInt64
+}

@@ -1,0 +1,24 @@
+// Package parser is the first stage of the SQL pipeline: text in, typed
+// statements out.
+//
+//	server (SQL text) → parser.Parse → []Statement → planner/bind
+//
+// Input is one or more ';'-separated statements in the MySQL dialect plus
+// the Doris extensions of spec/INTERFACE.md. Output is a sealed Statement:
+//
+//   - *Vitess: any statement dolthub/vitess parses (queries, DML, SET, SHOW,
+//     USE, ...), with the Doris join hints (`JOIN [shuffle] t`,
+//     `JOIN /*+ broadcast */ t`), SET_VAR and Spark hints removed from the
+//     text before vitess sees it and returned in Hints, join hints keyed by
+//     the *sqlparser.JoinTableExpr they belong to.
+//   - Doris statements parsed by hand (vitess cannot): CREATE TABLE with
+//     keys/partitions/DISTRIBUTED BY/PROPERTIES, ALTER TABLE ... SET (...),
+//     ALTER SYSTEM ... BACKEND, SHOW BACKENDS/TABLETS/PARTITIONS/PROC/CREATE
+//     TABLE, EXPLAIN [VERBOSE|ANALYZE|(TYPE DISTRIBUTED)], CREATE/DROP USER
+//     and SET PASSWORD.
+//
+// Hints are blanked (overwritten with spaces), never cut out, so every
+// offset vitess reports is an offset into the user's text and syntax errors
+// quote it as MySQL does (error 1064, "... near '<text>' at line n").
+// Only this package and planner/bind import vitess.
+package parser

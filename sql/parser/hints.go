@@ -1,0 +1,334 @@
+package parser
+
+import (
+	"reflect"
+	"strings"
+
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+)
+
+// Hints are the Doris and Spark hints of one statement.
+type Hints struct {
+	// Join holds `JOIN [shuffle] t` / `JOIN /*+ shuffle */ t` hints, keyed by
+	// the join they follow.
+	Join map[*sqlparser.JoinTableExpr]JoinHint
+	// SetVars are SELECT /*+ SET_VAR(k = v, ...) */ assignments, in order.
+	SetVars []SetVar
+	// Spark are SELECT /*+ BROADCAST(t) ... */ hints, in order.
+	Spark []SparkHint
+}
+
+// JoinHintKind is a Doris join distribution hint.
+type JoinHintKind uint8
+
+const (
+	HintShuffle JoinHintKind = iota
+	HintBroadcast
+	HintBucket
+	HintColocate
+)
+
+var joinHintNames = [...]string{"shuffle", "broadcast", "bucket", "colocate"}
+
+func (k JoinHintKind) String() string { return joinHintNames[k] }
+
+// JoinHint is one join's hint. Text is the canonical bracket form, e.g.
+// "[shuffle]", whichever way it was written, as EXPLAIN prints it.
+type JoinHint struct {
+	Kind JoinHintKind
+	Text string
+}
+
+// SparkKind is a Spark join strategy hint family.
+type SparkKind uint8
+
+const (
+	SparkBroadcast SparkKind = iota
+	SparkShuffleHash
+	SparkMerge
+	SparkShuffleReplicateNL
+)
+
+var sparkKindNames = [...]string{"BROADCAST", "SHUFFLE_HASH", "MERGE", "SHUFFLE_REPLICATE_NL"}
+
+func (k SparkKind) String() string { return sparkKindNames[k] }
+
+// sparkNames maps every accepted spelling (upper-case) to its family.
+var sparkNames = map[string]SparkKind{
+	"BROADCAST": SparkBroadcast, "BROADCASTJOIN": SparkBroadcast, "MAPJOIN": SparkBroadcast,
+	"SHUFFLE_HASH": SparkShuffleHash,
+	"MERGE":        SparkMerge, "SHUFFLE_MERGE": SparkMerge, "MERGEJOIN": SparkMerge,
+	"SHUFFLE_REPLICATE_NL": SparkShuffleReplicateNL,
+}
+
+// SparkHint is one Spark hint. Name is the spelling used, upper-cased
+// (e.g. BROADCASTJOIN); Tables are the names inside the parentheses.
+type SparkHint struct {
+	Kind   SparkKind
+	Name   string
+	Tables []string
+}
+
+// String renders the hint as EXPLAIN's "hint: ... ignored" line quotes it.
+func (h SparkHint) String() string { return h.Name + "(" + strings.Join(h.Tables, ", ") + ")" }
+
+// SetVar is one SET_VAR assignment; Value is the literal without quotes.
+type SetVar struct {
+	Name  string
+	Value string
+}
+
+// hintScan is the result of the text pre-scan: the statement hints plus the
+// join hints keyed by the ordinal of the JOIN keyword they followed.
+type hintScan struct {
+	*Hints
+	byJoin  map[int]JoinHint
+	nJoins  int
+	anyName string // the first join hint's name, for a mismatch error
+}
+
+// selectOptions may sit between SELECT and a STRAIGHT_JOIN that is a select
+// option rather than a join.
+var selectOptions = map[string]bool{"SELECT": true, "ALL": true, "DISTINCT": true, "DISTINCTROW": true, "HIGH_PRIORITY": true}
+
+// statementHintAfter lists the keywords a statement-level /*+ */ may follow.
+var statementHintAfter = map[string]bool{"SELECT": true, "INSERT": true, "UPDATE": true, "DELETE": true, "REPLACE": true}
+
+func invalidHint(name string) error {
+	return sqlerr.ParseError.New("Invalid join hint: " + name)
+}
+
+// extractHints finds the Doris hints in text, returning text with them (and
+// the byte ranges in blank) overwritten by spaces, so offsets are unchanged.
+func extractHints(text string, toks []token, blank [][2]int) (string, *hintScan, error) {
+	b := []byte(text)
+	wipe := func(from, to int) {
+		for i := from; i < to; i++ {
+			if b[i] != '\n' {
+				b[i] = ' '
+			}
+		}
+	}
+	skipTo := 0
+	for _, r := range blank {
+		wipe(r[0], r[1])
+		skipTo = max(skipTo, r[1])
+	}
+	hs := &hintScan{Hints: &Hints{}, byJoin: map[int]JoinHint{}}
+	prev := ""
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.pos < skipTo || t.kind == tkEOF {
+			continue
+		}
+		switch {
+		case t.is("JOIN") || (t.is("STRAIGHT_JOIN") && !selectOptions[prev]):
+			ord := hs.nJoins
+			hs.nJoins++
+			j := i + 1
+			for ; j < len(toks); j++ {
+				n := toks[j]
+				var names []string
+				switch {
+				case n.isHint():
+					names = hintWords(n)
+					wipe(n.pos, n.end)
+				case n.isP("[") && j+2 < len(toks) && toks[j+1].kind == tkIdent && toks[j+2].isP("]"):
+					names = []string{toks[j+1].val}
+					wipe(n.pos, toks[j+2].end)
+					j += 2
+				case n.kind == tkComment:
+					continue
+				}
+				if names == nil {
+					break
+				}
+				for _, name := range names {
+					if err := hs.addJoinHint(ord, name); err != nil {
+						return "", nil, err
+					}
+				}
+			}
+			i = j - 1
+		case t.isP("["):
+			if n := toks[i+1]; n.kind == tkIdent {
+				return "", nil, invalidHint(n.val)
+			}
+		case t.isHint():
+			if !statementHintAfter[prev] {
+				if w := hintWords(t); len(w) > 0 {
+					return "", nil, invalidHint(w[0])
+				}
+			}
+			if err := hs.statementHints(text, t); err != nil {
+				return "", nil, err
+			}
+			wipe(t.pos, t.end)
+		}
+		if t.kind != tkComment {
+			prev = t.upper()
+		}
+	}
+	return string(b), hs, nil
+}
+
+// hintWords lists the words of a /*+ */ comment ("shuffle" or "BROADCAST"
+// of "BROADCAST(t)"); a non-word makes the whole comment one bogus name.
+func hintWords(t token) []string {
+	body := hintBody(t)
+	var out []string
+	for _, w := range significant(lex(body)) {
+		switch {
+		case w.kind == tkEOF, w.isP(","):
+		case w.kind == tkIdent:
+			out = append(out, w.val)
+		default:
+			return append(out, strings.TrimSpace(body))
+		}
+	}
+	return out
+}
+
+func hintBody(t token) string {
+	body := strings.TrimPrefix(t.val, "/*+")
+	if !t.unterminated {
+		body = strings.TrimSuffix(body, "*/")
+	}
+	return body
+}
+
+func (hs *hintScan) addJoinHint(ord int, name string) error {
+	kind := -1
+	for k, n := range joinHintNames {
+		if strings.EqualFold(n, name) {
+			kind = k
+		}
+	}
+	if _, dup := hs.byJoin[ord]; dup || kind < 0 {
+		return invalidHint(name)
+	}
+	if hs.anyName == "" {
+		hs.anyName = name
+	}
+	hs.byJoin[ord] = JoinHint{Kind: JoinHintKind(kind), Text: "[" + joinHintNames[kind] + "]"}
+	return nil
+}
+
+// statementHints parses "SET_VAR(k = v, ...) BROADCAST(t1, t2) ..." from a
+// statement-level hint comment.
+func (hs *hintScan) statementHints(text string, t token) error {
+	base := t.pos + 3
+	toks := significant(lex(hintBody(t)))
+	for i := range toks {
+		toks[i].pos += base
+		toks[i].end += base
+	}
+	c := &cursor{src: text, toks: toks}
+	for c.err == nil && c.peek().kind != tkEOF {
+		if c.acceptP(",") {
+			continue
+		}
+		nt := c.peek()
+		if nt.kind != tkIdent {
+			return invalidHint(nt.val)
+		}
+		c.next()
+		name := strings.ToUpper(nt.val)
+		if name == "SET_VAR" {
+			c.expectP("(")
+			for c.err == nil && !c.acceptP(")") {
+				k := c.ident()
+				c.expectP("=")
+				hs.SetVars = append(hs.SetVars, SetVar{Name: k, Value: c.literal()})
+				if !c.acceptP(",") {
+					c.expectP(")")
+					break
+				}
+			}
+			continue
+		}
+		kind, ok := sparkNames[name]
+		if !ok {
+			return invalidHint(nt.val)
+		}
+		h := SparkHint{Kind: kind, Name: name}
+		if c.acceptP("(") {
+			for c.err == nil && !c.acceptP(")") {
+				tbl := c.ident()
+				for c.acceptP(".") {
+					tbl += "." + c.ident()
+				}
+				h.Tables = append(h.Tables, tbl)
+				if !c.acceptP(",") {
+					c.expectP(")")
+					break
+				}
+			}
+		}
+		hs.Spark = append(hs.Spark, h)
+	}
+	return c.err
+}
+
+// attach maps the n-th hinted JOIN keyword to the n-th join of ast in
+// source order.
+func (hs *hintScan) attach(ast sqlparser.Statement) error {
+	if len(hs.byJoin) == 0 {
+		return nil
+	}
+	joins := sourceOrderJoins(ast)
+	if len(joins) != hs.nJoins {
+		return invalidHint(hs.anyName)
+	}
+	hs.Join = make(map[*sqlparser.JoinTableExpr]JoinHint, len(hs.byJoin))
+	for ord, h := range hs.byJoin {
+		hs.Join[joins[ord]] = h
+	}
+	return nil
+}
+
+// sourceOrderJoins lists the joins of n in the order their JOIN keywords
+// appear in the text: a join comes after everything in its left input and
+// before its right input and condition, and clauses are visited in written
+// order (vitess's own Walk visits a join before its left input and a WITH
+// after the body).
+func sourceOrderJoins(n sqlparser.SQLNode) []*sqlparser.JoinTableExpr {
+	var out []*sqlparser.JoinTableExpr
+	var visit sqlparser.Visit
+	walk := func(nodes ...sqlparser.SQLNode) {
+		for _, n := range nodes {
+			if n == nil {
+				continue
+			}
+			if v := reflect.ValueOf(n); (v.Kind() == reflect.Pointer || v.Kind() == reflect.Slice) && v.IsNil() {
+				continue
+			}
+			_ = sqlparser.Walk(visit, n)
+		}
+	}
+	visit = func(node sqlparser.SQLNode) (bool, error) {
+		switch n := node.(type) {
+		case *sqlparser.JoinTableExpr:
+			walk(n.LeftExpr)
+			out = append(out, n)
+			walk(n.RightExpr, n.Condition)
+		case *sqlparser.Select:
+			walk(n.With, n.SelectExprs, n.From, n.Where, n.GroupBy, n.Having, n.Window, n.OrderBy, n.Limit)
+		case *sqlparser.SetOp:
+			walk(n.With, n.Left, n.Right, n.OrderBy, n.Limit)
+		case *sqlparser.Insert:
+			walk(n.With, n.Table, n.Columns, n.Rows, n.OnDup)
+		case *sqlparser.Update:
+			walk(n.With, n.TableExprs, n.Exprs, n.Where, n.OrderBy, n.Limit)
+		case *sqlparser.Delete:
+			walk(n.With, n.Targets, n.TableExprs, n.Where, n.OrderBy, n.Limit)
+		default:
+			return true, nil
+		}
+		return false, nil
+	}
+	walk(n)
+	return out
+}

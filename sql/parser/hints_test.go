@@ -1,0 +1,160 @@
+package parser
+
+import (
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+)
+
+// rightName names a join by its right input: the table name or alias.
+func rightName(j *sqlparser.JoinTableExpr) string {
+	switch r := j.RightExpr.(type) {
+	case *sqlparser.AliasedTableExpr:
+		if !r.As.IsEmpty() {
+			return r.As.String()
+		}
+		if tn, ok := r.Expr.(sqlparser.TableName); ok {
+			return tn.Name.String()
+		}
+	case *sqlparser.JoinTableExpr:
+		return "(" + rightName(r) + ")"
+	case *sqlparser.ParenTableExpr:
+		if len(r.Exprs) == 1 {
+			if jj, ok := r.Exprs[0].(*sqlparser.JoinTableExpr); ok {
+				return "(" + rightName(jj) + ")"
+			}
+		}
+	}
+	return "?"
+}
+
+// joinHints renders the attached hints as sorted "right:[hint]" pairs.
+func joinHints(h *Hints) []string {
+	var out []string
+	for j, jh := range h.Join {
+		out = append(out, rightName(j)+":"+jh.Text)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestJoinHints(t *testing.T) {
+	for _, tc := range []struct {
+		sql  string
+		want []string
+	}{
+		{"SELECT * FROM a JOIN [shuffle] b ON a.x = b.x", []string{"b:[shuffle]"}},
+		{"SELECT * FROM a JOIN /*+ broadcast */ b ON a.x = b.x", []string{"b:[broadcast]"}},
+		{"SELECT * FROM a JOIN /*+SHUFFLE*/ b ON a.x = b.x", []string{"b:[shuffle]"}},
+		{"SELECT * FROM a LEFT JOIN [BUCKET] b ON a.x = b.x", []string{"b:[bucket]"}},
+		{"SELECT * FROM a left outer join [colocate] b ON a.x = b.x", []string{"b:[colocate]"}},
+		{"SELECT * FROM a RIGHT OUTER JOIN [shuffle] b ON a.x = b.x", []string{"b:[shuffle]"}},
+		{"SELECT * FROM a INNER JOIN [broadcast] b USING (x)", []string{"b:[broadcast]"}},
+		{"SELECT * FROM a CROSS JOIN [broadcast] b", []string{"b:[broadcast]"}},
+		{"SELECT * FROM a STRAIGHT_JOIN [shuffle] b ON a.x = b.x", []string{"b:[shuffle]"}},
+		{"SELECT STRAIGHT_JOIN * FROM a JOIN [shuffle] b ON a.x = b.x", []string{"b:[shuffle]"}},
+		{"SELECT * FROM a JOIN /* plain comment */ [shuffle] b ON a.x = b.x", []string{"b:[shuffle]"}},
+		// Three tables: hints go to the join whose JOIN keyword they follow.
+		{"SELECT * FROM a JOIN [shuffle] b ON a.x = b.x JOIN [broadcast] c ON b.y = c.y", []string{"b:[shuffle]", "c:[broadcast]"}},
+		{"SELECT * FROM a JOIN b ON a.x = b.x JOIN [broadcast] c ON b.y = c.y", []string{"c:[broadcast]"}},
+		{"SELECT * FROM a JOIN [bucket] b ON a.x = b.x JOIN c ON b.y = c.y", []string{"b:[bucket]"}},
+		// Four tables with a parenthesised right side.
+		{"SELECT * FROM a JOIN [shuffle] (b JOIN [broadcast] c ON b.y = c.y) ON a.x = b.x JOIN [colocate] d ON d.z = a.z",
+			[]string{"(c):[shuffle]", "c:[broadcast]", "d:[colocate]"}},
+		// Subqueries in FROM, in ON, in WHERE and in the select list.
+		{"SELECT * FROM (SELECT * FROM a JOIN [broadcast] b ON a.x = b.x) s JOIN [shuffle] c ON s.x = c.x",
+			[]string{"b:[broadcast]", "c:[shuffle]"}},
+		{"SELECT * FROM a JOIN b ON a.x IN (SELECT p.x FROM p JOIN [broadcast] q ON p.x = q.x) JOIN [shuffle] c ON c.x = a.x",
+			[]string{"c:[shuffle]", "q:[broadcast]"}},
+		{"SELECT (SELECT max(p.x) FROM p JOIN [broadcast] q ON p.x = q.x), a.x FROM a JOIN [shuffle] b ON a.x = b.x JOIN c ON c.x = a.x WHERE EXISTS (SELECT 1 FROM r JOIN [colocate] s2 ON r.x = s2.x)",
+			[]string{"b:[shuffle]", "q:[broadcast]", "s2:[colocate]"}},
+		{"WITH w AS (SELECT * FROM p JOIN [broadcast] q ON p.x = q.x) SELECT * FROM w JOIN [shuffle] a ON w.x = a.x JOIN b ON b.x = a.x JOIN [bucket] c ON c.x = a.x",
+			[]string{"a:[shuffle]", "c:[bucket]", "q:[broadcast]"}},
+		{"SELECT * FROM a JOIN [shuffle] b ON a.x = b.x UNION ALL SELECT * FROM c JOIN [broadcast] d ON c.x = d.x",
+			[]string{"b:[shuffle]", "d:[broadcast]"}},
+		{"INSERT INTO t SELECT a.x FROM a JOIN [shuffle] b ON a.x = b.x", []string{"b:[shuffle]"}},
+		// Hint-like text inside strings, identifiers and plain comments is not a hint.
+		{"SELECT '[shuffle]', `JOIN` FROM a JOIN b ON a.x = '/*+ broadcast */' -- JOIN [shuffle]", nil},
+	} {
+		v, ok := mustOne(t, tc.sql).(*Vitess)
+		if !ok {
+			t.Fatalf("%q: not *Vitess", tc.sql)
+		}
+		if got := joinHints(v.Hints); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q:\n got %q\nwant %q", tc.sql, got, tc.want)
+		}
+		if v.Text != tc.sql {
+			t.Errorf("%q: Text = %q", tc.sql, v.Text)
+		}
+	}
+}
+
+func TestJoinHintKinds(t *testing.T) {
+	v := mustOne(t, "SELECT * FROM a JOIN [Broadcast] b ON a.x = b.x").(*Vitess)
+	for _, h := range v.Hints.Join {
+		if h.Kind != HintBroadcast || h.Kind.String() != "broadcast" || h.Text != "[broadcast]" {
+			t.Errorf("got %+v", h)
+		}
+	}
+}
+
+func TestStatementHints(t *testing.T) {
+	for _, tc := range []struct {
+		sql   string
+		vars  []SetVar
+		spark []SparkHint
+	}{
+		{"SELECT /*+ SET_VAR(disable_join_reorder = true, exec_mem_limit=1024) */ 1",
+			[]SetVar{{"disable_join_reorder", "true"}, {"exec_mem_limit", "1024"}}, nil},
+		{"SELECT /*+ SET_VAR(prefer_join_method = 'shuffle', x = -1.5) */ 1",
+			[]SetVar{{"prefer_join_method", "shuffle"}, {"x", "-1.5"}}, nil},
+		{"SELECT /*+ BROADCAST(t1), MERGE(t2, db.t3) */ * FROM t1 JOIN t2 ON t1.a = t2.a",
+			nil, []SparkHint{{SparkBroadcast, "BROADCAST", []string{"t1"}}, {SparkMerge, "MERGE", []string{"t2", "db.t3"}}}},
+		{"select /*+ broadcastjoin(b) mapjoin(c) SHUFFLE_MERGE(d) mergejoin(e) shuffle_hash(f) SHUFFLE_REPLICATE_NL(g) */ 1",
+			nil, []SparkHint{
+				{SparkBroadcast, "BROADCASTJOIN", []string{"b"}}, {SparkBroadcast, "MAPJOIN", []string{"c"}},
+				{SparkMerge, "SHUFFLE_MERGE", []string{"d"}}, {SparkMerge, "MERGEJOIN", []string{"e"}},
+				{SparkShuffleHash, "SHUFFLE_HASH", []string{"f"}}, {SparkShuffleReplicateNL, "SHUFFLE_REPLICATE_NL", []string{"g"}}}},
+		{"SELECT /*+ SET_VAR(a=1) BROADCAST(t) */ * FROM t", []SetVar{{"a", "1"}}, []SparkHint{{SparkBroadcast, "BROADCAST", []string{"t"}}}},
+		{"SELECT * FROM (SELECT /*+ BROADCAST(u) */ * FROM t JOIN u ON t.a = u.a) s",
+			nil, []SparkHint{{SparkBroadcast, "BROADCAST", []string{"u"}}}},
+		{"SELECT /* SET_VAR(a=1) plain comment */ 1", nil, nil},
+	} {
+		v := mustOne(t, tc.sql).(*Vitess)
+		if !reflect.DeepEqual(v.Hints.SetVars, tc.vars) || !reflect.DeepEqual(v.Hints.Spark, tc.spark) {
+			t.Errorf("%q:\n got %+v %+v\nwant %+v %+v", tc.sql, v.Hints.SetVars, v.Hints.Spark, tc.vars, tc.spark)
+		}
+		if sel, ok := v.AST.(*sqlparser.Select); ok && len(sel.Comments) > 0 && strings.Contains(string(sel.Comments[0]), "/*+") {
+			t.Errorf("%q: hint comment left in the AST", tc.sql)
+		}
+	}
+	if s := (SparkHint{SparkMerge, "MERGEJOIN", []string{"a", "b"}}).String(); s != "MERGEJOIN(a, b)" {
+		t.Errorf("SparkHint.String() = %q", s)
+	}
+}
+
+func TestInvalidHints(t *testing.T) {
+	for _, tc := range []struct{ sql, name string }{
+		{"SELECT * FROM a JOIN [foo] b ON a.x = b.x", "foo"},
+		{"SELECT * FROM a JOIN /*+ nope */ b ON a.x = b.x", "nope"},
+		{"SELECT * FROM a JOIN [shuffle] [broadcast] b ON a.x = b.x", "broadcast"},
+		{"SELECT * FROM a JOIN [shuffle] /*+ shuffle */ b ON a.x = b.x", "shuffle"},
+		{"SELECT * FROM a JOIN /*+ shuffle, bucket */ b ON a.x = b.x", "bucket"},
+		{"SELECT * FROM a [shuffle] JOIN b ON a.x = b.x", "shuffle"},
+		{"SELECT * FROM a JOIN b [shuffle] ON a.x = b.x", "shuffle"},
+		{"SELECT /*+ LEADING(a b) */ * FROM a", "LEADING"},
+		{"SELECT /*+ shuffle */ * FROM a", "shuffle"},
+		{"SELECT * FROM a /*+ BROADCAST(a) */ JOIN b ON a.x = b.x", "BROADCAST"},
+	} {
+		_, err := ParseOne(tc.sql)
+		e := sqlerr.As(err)
+		if err == nil || e.Code != 1064 || e.Message != "Invalid join hint: "+tc.name {
+			t.Errorf("%q: got %v, want 1064 Invalid join hint: %s", tc.sql, err, tc.name)
+		}
+	}
+}

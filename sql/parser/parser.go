@@ -1,0 +1,393 @@
+package parser
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+)
+
+// Parse parses every statement of sql (split as Split does). An input with
+// no statement at all is sqlerr.EmptyQuery (1065); syntax errors are
+// sqlerr.ParseError (1064) with MySQL's message.
+func Parse(sql string) ([]Statement, error) {
+	var out []Statement
+	for _, text := range Split(sql) {
+		st, err := parseStatement(text)
+		if err != nil {
+			return nil, err
+		}
+		if st != nil {
+			out = append(out, st)
+		}
+	}
+	if len(out) == 0 {
+		return nil, sqlerr.EmptyQuery.New()
+	}
+	return out, nil
+}
+
+// ParseOne parses exactly one statement; a second one is a syntax error.
+func ParseOne(sql string) (Statement, error) {
+	texts := Split(sql)
+	if len(texts) == 0 {
+		return nil, sqlerr.EmptyQuery.New()
+	}
+	if len(texts) > 1 {
+		return nil, syntaxError(texts[1], 0)
+	}
+	st, err := parseStatement(texts[0])
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return nil, sqlerr.EmptyQuery.New()
+	}
+	return st, nil
+}
+
+// parseStatement parses one statement text; nil, nil means it was empty
+// (e.g. a conditional comment for another server version).
+func parseStatement(text string) (Statement, error) {
+	toks := lex(text)
+	sig := significant(toks)
+	w := func(i int) string {
+		if i < len(sig) {
+			return sig[i].upper()
+		}
+		return ""
+	}
+	c := &cursor{src: text, toks: sig}
+	switch w(0) {
+	case "CREATE":
+		if w(1) == "USER" {
+			return c.createUser()
+		}
+		if w(1) == "TABLE" || (w(1) == "TEMPORARY" && w(2) == "TABLE") {
+			if ct, ok := c.createTable(); ok {
+				return ct, c.err
+			}
+		}
+	case "DROP":
+		if w(1) == "USER" {
+			return c.dropUser()
+		}
+	case "SET":
+		if w(1) == "PASSWORD" {
+			return c.setPassword()
+		}
+	case "SHOW":
+		switch w(1) {
+		case "BACKENDS":
+			c.i = 2
+			return &ShowBackends{}, c.end()
+		case "TABLETS", "PARTITIONS":
+			c.i = 2
+			c.expect("FROM")
+			db, tbl := c.qualified()
+			if w(1) == "TABLETS" {
+				return &ShowTablets{DB: db, Table: tbl}, c.end()
+			}
+			return &ShowPartitions{DB: db, Table: tbl}, c.end()
+		case "PROC":
+			c.i = 2
+			p := c.str()
+			return &ShowProc{Path: p}, c.end()
+		case "CREATE":
+			if w(2) == "TABLE" {
+				c.i = 3
+				db, tbl := c.qualified()
+				return &ShowCreateTable{DB: db, Table: tbl}, c.end()
+			}
+		}
+	case "ALTER":
+		if w(1) == "SYSTEM" {
+			return c.alterSystem()
+		}
+		if w(1) == "TABLE" {
+			if st, ok := c.alterTableSet(); ok {
+				return st, c.err
+			}
+		}
+	case "EXPLAIN", "DESC", "DESCRIBE":
+		if st, ok := c.explain(toks); ok {
+			return st, c.err
+		}
+	}
+	return parseVitess(text, toks, nil)
+}
+
+// parseVitess runs vitess on text with the Doris hints (and any prefix
+// listed in blank) replaced by spaces, so that every byte offset vitess
+// reports is also an offset into the user's text.
+func parseVitess(text string, toks []token, blank [][2]int) (Statement, error) {
+	clean, hints, err := extractHints(text, toks, blank)
+	if err != nil {
+		return nil, err
+	}
+	clean, inserted := rewriteRollup(clean)
+	ast, err := vitessParse(clean)
+	if err == sqlparser.ErrEmpty {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, vitessError(clean, text, err, inserted)
+	}
+	if err := hints.attach(ast); err != nil {
+		return nil, err
+	}
+	return &Vitess{AST: ast, Hints: hints.Hints, Text: text}, nil
+}
+
+// vitessParse is sqlparser.Parse made panic-free: the generated parser has
+// panicked on odd inputs before, and a bad query must never kill a session.
+func vitessParse(sql string) (ast sqlparser.Statement, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			ast, err = nil, fmt.Errorf("syntax error at position %d", len(sql)+1)
+		}
+	}()
+	return sqlparser.Parse(sql)
+}
+
+var positionRE = regexp.MustCompile(`at position (\d+)`)
+
+// vitessError turns a vitess error into MySQL's 1064. vitess reports the
+// offset just past the offending token; MySQL quotes the text from that
+// token's start, or nothing when the statement ended too early.
+func vitessError(clean, text string, err error, inserted []int) error {
+	m := positionRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		msg := err.Error()
+		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+			msg = msg[i+1:]
+		}
+		return sqlerr.ParseError.New(msg)
+	}
+	end, _ := strconv.Atoi(m[1])
+	end--
+	if end >= len(strings.TrimRight(clean, " \t\r\n")) {
+		// The reported token is the last one: either it is wrong, or the
+		// input stopped early. Extending the input tells them apart: an
+		// early stop moves the error past the original end.
+		_, err2 := vitessParse(clean + " ;")
+		if m2 := positionRE.FindStringSubmatch(fmt.Sprint(err2)); err2 == nil || m2 == nil || atoi(m2[1])-1 > len(clean) {
+			return syntaxError(text, len(text))
+		}
+	}
+	start := end
+	for _, t := range significant(lex(clean)) {
+		if t.kind == tkEOF || t.pos >= end {
+			break
+		}
+		start = t.pos
+		if t.end >= end {
+			break
+		}
+	}
+	return syntaxError(text, min(mapBack(start, inserted), len(text)))
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
+// syntaxError is MySQL's ER_PARSE_ERROR quoting up to 80 characters of src
+// from byte offset pos.
+func syntaxError(src string, pos int) *sqlerr.Error {
+	near := src[pos:]
+	if utf8.RuneCountInString(near) > 80 {
+		r := []rune(near)
+		near = string(r[:80])
+	}
+	line := 1 + strings.Count(src[:pos], "\n")
+	return sqlerr.ParseError.New(fmt.Sprintf("You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '%s' at line %d", near, line))
+}
+
+// cursor walks significant tokens for the hand-written Doris parsers. The
+// first error sticks: later calls return zero values and peek sees EOF, so
+// a parse function checks c.err once at the end.
+type cursor struct {
+	src  string
+	toks []token
+	i    int
+	err  error
+}
+
+func (c *cursor) peek() token {
+	if c.err != nil {
+		return token{kind: tkEOF, pos: len(c.src), end: len(c.src)}
+	}
+	return c.toks[c.i]
+}
+
+func (c *cursor) peekAt(k int) token {
+	if c.err != nil || c.i+k >= len(c.toks) {
+		return token{kind: tkEOF, pos: len(c.src), end: len(c.src)}
+	}
+	return c.toks[c.i+k]
+}
+
+func (c *cursor) next() token {
+	t := c.peek()
+	if t.kind != tkEOF {
+		c.i++
+	}
+	return t
+}
+
+// fail records a syntax error at t (if none yet).
+func (c *cursor) fail(t token) {
+	if c.err == nil {
+		c.err = syntaxError(c.src, t.pos)
+	}
+}
+
+func (c *cursor) accept(kw string) bool {
+	if c.peek().is(kw) {
+		c.i++
+		return true
+	}
+	return false
+}
+
+func (c *cursor) acceptP(p string) bool {
+	if c.peek().isP(p) {
+		c.i++
+		return true
+	}
+	return false
+}
+
+func (c *cursor) expect(kw string) {
+	if !c.accept(kw) {
+		c.fail(c.peek())
+	}
+}
+
+func (c *cursor) expectP(p string) {
+	if !c.acceptP(p) {
+		c.fail(c.peek())
+	}
+}
+
+// end requires the statement to be over.
+func (c *cursor) end() error {
+	if t := c.peek(); t.kind != tkEOF {
+		c.fail(t)
+	}
+	return c.err
+}
+
+// ident reads an identifier, quoted or not.
+func (c *cursor) ident() string {
+	t := c.peek()
+	if (t.kind != tkIdent && t.kind != tkQuotedIdent) || t.unterminated {
+		c.fail(t)
+		return ""
+	}
+	c.i++
+	return t.val
+}
+
+// qualified reads [db.]name.
+func (c *cursor) qualified() (db, name string) {
+	name = c.ident()
+	if c.acceptP(".") {
+		db, name = name, c.ident()
+	}
+	return db, name
+}
+
+// str reads a string literal.
+func (c *cursor) str() string {
+	t := c.peek()
+	if t.kind != tkString || t.unterminated {
+		c.fail(t)
+		return ""
+	}
+	c.i++
+	return t.val
+}
+
+// literal reads a string, a (signed) number or a bare word, returning its
+// text without quotes.
+func (c *cursor) literal() string {
+	t := c.peek()
+	switch {
+	case t.kind == tkString && !t.unterminated, t.kind == tkNumber, t.kind == tkIdent:
+		c.i++
+		return t.val
+	case t.isP("-") || t.isP("+"):
+		c.i++
+		n := c.peek()
+		if n.kind != tkNumber {
+			c.fail(n)
+			return ""
+		}
+		c.i++
+		if t.val == "-" {
+			return "-" + n.val
+		}
+		return n.val
+	}
+	c.fail(t)
+	return ""
+}
+
+// identList reads "(a, b, ...)".
+func (c *cursor) identList() []string {
+	c.expectP("(")
+	var out []string
+	for c.err == nil {
+		out = append(out, c.ident())
+		if !c.acceptP(",") {
+			break
+		}
+	}
+	c.expectP(")")
+	return out
+}
+
+// properties reads ("k" = "v", ...), lower-casing keys.
+func (c *cursor) properties() map[string]string {
+	props := map[string]string{}
+	c.expectP("(")
+	if c.acceptP(")") {
+		return props
+	}
+	for c.err == nil {
+		k := c.literal()
+		c.expectP("=")
+		props[strings.ToLower(k)] = c.literal()
+		if !c.acceptP(",") {
+			break
+		}
+	}
+	c.expectP(")")
+	return props
+}
+
+// skipBalanced skips one token, or a whole parenthesised group; running
+// into the end of the input is an error, so callers' loops always advance.
+func (c *cursor) skipBalanced() {
+	depth := 0
+	for {
+		t := c.next()
+		switch {
+		case t.kind == tkEOF:
+			c.fail(t)
+			return
+		case t.isP("("):
+			depth++
+		case t.isP(")"):
+			depth--
+		}
+		if depth <= 0 {
+			return
+		}
+	}
+}

@@ -1,0 +1,255 @@
+package parser
+
+import (
+	"errors"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+)
+
+func mustOne(t *testing.T, sql string) Statement {
+	t.Helper()
+	st, err := ParseOne(sql)
+	if err != nil {
+		t.Fatalf("%q: %v", sql, err)
+	}
+	return st
+}
+
+func vitessAST(t *testing.T, sql string) sqlparser.Statement {
+	t.Helper()
+	v, ok := mustOne(t, sql).(*Vitess)
+	if !ok {
+		t.Fatalf("%q: not *Vitess", sql)
+	}
+	return v.AST
+}
+
+// TestMySQLSurface pins the vitess node type of every MySQL form the rest
+// of dorisgo relies on.
+func TestMySQLSurface(t *testing.T) {
+	for _, tc := range []struct {
+		sql  string
+		want any
+	}{
+		{"SHOW FULL TABLES", &sqlparser.Show{}},
+		{"SHOW TABLES", &sqlparser.Show{}},
+		{"SHOW DATABASES", &sqlparser.Show{}},
+		{"SHOW TABLE STATUS", &sqlparser.Show{}},
+		{"SHOW VARIABLES LIKE 'auto%'", &sqlparser.Show{}},
+		{"SHOW PROCESSLIST", &sqlparser.Show{}},
+		{"KILL QUERY 3", &sqlparser.Kill{}},
+		{"KILL 3", &sqlparser.Kill{}},
+		{"SELECT @@version_comment LIMIT 1", &sqlparser.Select{}},
+		{"SET NAMES utf8mb4", &sqlparser.Set{}},
+		{"SET @@session.x = 1", &sqlparser.Set{}},
+		{"SET GLOBAL x = 1", &sqlparser.Set{}},
+		{"SET SESSION disable_join_reorder = true", &sqlparser.Set{}},
+		{"INSERT INTO t SELECT * FROM u", &sqlparser.Insert{}},
+		{"INSERT INTO t (a, b) VALUES (1, 'x'), (2, NULL)", &sqlparser.Insert{}},
+		{"TRUNCATE TABLE t", &sqlparser.DDL{}},
+		{"TRUNCATE t", &sqlparser.DDL{}},
+		{"DESC t", &sqlparser.Show{}},
+		{"DESCRIBE db.t", &sqlparser.Show{}},
+		{"EXPLAIN t", &sqlparser.Show{}},
+		{"SHOW COLUMNS FROM t", &sqlparser.Show{}},
+		{"SELECT * FROM information_schema.columns WHERE table_schema = 'd'", &sqlparser.Select{}},
+		{"WITH c AS (SELECT 1 AS x) SELECT * FROM c", &sqlparser.Select{}},
+		{"SELECT row_number() OVER (PARTITION BY a ORDER BY b) FROM t", &sqlparser.Select{}},
+		{"SELECT sum(a) OVER (ORDER BY b ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t", &sqlparser.Select{}},
+		{"SELECT a FROM t UNION ALL SELECT a FROM u", &sqlparser.SetOp{}},
+		{"SELECT a FROM t INTERSECT SELECT a FROM u", &sqlparser.SetOp{}},
+		{"SELECT a FROM t EXCEPT SELECT a FROM u", &sqlparser.SetOp{}},
+		{"SELECT * FROM t JOIN u ON t.a <=> u.a", &sqlparser.Select{}},
+		{"SELECT CAST(a AS SIGNED), CAST(a AS DECIMAL(10,2)), CAST(a AS DATE), CAST(a AS CHAR) FROM t", &sqlparser.Select{}},
+		{"SELECT DATE_ADD(d, INTERVAL 1 DAY) FROM t", &sqlparser.Select{}},
+		{"SELECT GROUP_CONCAT(x SEPARATOR ',') FROM t", &sqlparser.Select{}},
+		{"SELECT COUNT(DISTINCT a, b) FROM t", &sqlparser.Select{}},
+		{"SELECT a FROM t WHERE a NOT IN (SELECT b FROM u)", &sqlparser.Select{}},
+		{"SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.b = t.a)", &sqlparser.Select{}},
+		{"SELECT `a b` FROM `db`.`t`", &sqlparser.Select{}},
+		{"SELECT a FROM t LIMIT 1, 2", &sqlparser.Select{}},
+		{"SELECT a, SUM(b) FROM t GROUP BY ROLLUP(a)", &sqlparser.Select{}},
+		{"SELECT a, SUM(b) FROM t GROUP BY a WITH ROLLUP", &sqlparser.Select{}},
+		{"SELECT a, SUM(b) FROM t GROUP BY a, b WITH ROLLUP ORDER BY a", &sqlparser.Select{}},
+		{"UPDATE t SET a = 1 WHERE b = 2", &sqlparser.Update{}},
+		{"DELETE FROM t WHERE b = 2", &sqlparser.Delete{}},
+		{"USE db", &sqlparser.Use{}},
+		{"DROP TABLE IF EXISTS t", &sqlparser.DDL{}},
+		{"DROP DATABASE d", &sqlparser.DBDDL{}},
+		{"CREATE DATABASE IF NOT EXISTS d", &sqlparser.DBDDL{}},
+		{"BEGIN", &sqlparser.Begin{}},
+		{"COMMIT", &sqlparser.Commit{}},
+		{"ROLLBACK", &sqlparser.Rollback{}},
+		{"/*!40101 SET NAMES utf8 */", &sqlparser.Set{}},
+	} {
+		ast := vitessAST(t, tc.sql)
+		if reflect.TypeOf(ast) != reflect.TypeOf(tc.want) {
+			t.Errorf("%q: got %T, want %T", tc.sql, ast, tc.want)
+		}
+	}
+}
+
+func TestDorisStatements(t *testing.T) {
+	for _, tc := range []struct {
+		sql  string
+		want Statement
+	}{
+		{"SHOW BACKENDS", &ShowBackends{}},
+		{"show tablets from db1.t", &ShowTablets{DB: "db1", Table: "t"}},
+		{"SHOW TABLETS FROM `t`", &ShowTablets{Table: "t"}},
+		{"SHOW PARTITIONS FROM t", &ShowPartitions{Table: "t"}},
+		{"SHOW PROC '/colocation_group'", &ShowProc{Path: "/colocation_group"}},
+		{`SHOW PROC "/colocation_group/10005.10008"`, &ShowProc{Path: "/colocation_group/10005.10008"}},
+		{"SHOW CREATE TABLE d.t", &ShowCreateTable{DB: "d", Table: "t"}},
+		{`ALTER SYSTEM ADD BACKEND "127.0.0.1:9050"`, &AlterSystem{Op: AddBackend, HostPorts: []string{"127.0.0.1:9050"}}},
+		{`ALTER SYSTEM DROP BACKEND "h1:1", "h2:2"`, &AlterSystem{Op: DropBackend, HostPorts: []string{"h1:1", "h2:2"}}},
+		{`ALTER SYSTEM DECOMMISSION BACKEND 'h:1'`, &AlterSystem{Op: DecommissionBackend, HostPorts: []string{"h:1"}}},
+		{`ALTER TABLE d.t SET ("colocate_with" = "g1")`, &AlterTableSet{DB: "d", Table: "t", Properties: map[string]string{"colocate_with": "g1"}}},
+		{`ALTER TABLE t SET ("Colocate_With" = "")`, &AlterTableSet{Table: "t", Properties: map[string]string{"colocate_with": ""}}},
+		{"CREATE USER 'u'@'h' IDENTIFIED BY 'pw'", &CreateUser{User: "u", Host: "h", Password: "pw"}},
+		{"CREATE USER IF NOT EXISTS u", &CreateUser{IfNotExists: true, User: "u", Host: "%"}},
+		{"CREATE USER 'u'@'%' IDENTIFIED WITH mysql_native_password BY 'p'", &CreateUser{User: "u", Host: "%", Password: "p"}},
+		{"DROP USER 'u'@'h'", &DropUser{User: "u", Host: "h"}},
+		{"DROP USER IF EXISTS `u`", &DropUser{IfExists: true, User: "u", Host: "%"}},
+		{"SET PASSWORD = PASSWORD('x')", &SetPassword{Password: "x"}},
+		{"SET PASSWORD = 'x'", &SetPassword{Password: "x"}},
+		{"SET PASSWORD FOR 'u'@'h' = PASSWORD('p w')", &SetPassword{User: "u", Host: "h", Password: "p w"}},
+	} {
+		got := mustOne(t, tc.sql)
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q:\n got %+v\nwant %+v", tc.sql, got, tc.want)
+		}
+	}
+	// ALTER TABLE forms other than SET (...) stay vitess statements.
+	if _, ok := mustOne(t, "ALTER TABLE t ADD COLUMN c INT").(*Vitess); !ok {
+		t.Errorf("ALTER TABLE ADD COLUMN: want *Vitess")
+	}
+}
+
+func TestExplain(t *testing.T) {
+	for _, tc := range []struct {
+		sql  string
+		mode ExplainMode
+		text string
+	}{
+		{"EXPLAIN SELECT * FROM t", ExplainPlain, "SELECT * FROM t"},
+		{"explain verbose select 1", ExplainVerbose, "select 1"},
+		{"EXPLAIN (TYPE DISTRIBUTED) SELECT a FROM t JOIN [shuffle] u ON t.a = u.a", ExplainDistributed, "SELECT a FROM t JOIN [shuffle] u ON t.a = u.a"},
+		{"EXPLAIN ANALYZE SELECT 1", ExplainAnalyze, "SELECT 1"},
+		{"DESC SELECT 1", ExplainPlain, "SELECT 1"},
+		{"EXPLAIN FORMAT=TREE SELECT 1", ExplainPlain, "SELECT 1"},
+		{"EXPLAIN INSERT INTO t SELECT * FROM u", ExplainPlain, "INSERT INTO t SELECT * FROM u"},
+	} {
+		e, ok := mustOne(t, tc.sql).(*Explain)
+		if !ok {
+			t.Fatalf("%q: not *Explain", tc.sql)
+		}
+		v := e.Stmt.(*Vitess)
+		if e.Mode != tc.mode || v.Text != tc.text {
+			t.Errorf("%q: mode %v text %q", tc.sql, e.Mode, v.Text)
+		}
+	}
+	e := mustOne(t, "EXPLAIN SELECT * FROM a JOIN [broadcast] b ON a.x = b.x").(*Explain)
+	if len(e.Stmt.(*Vitess).Hints.Join) != 1 {
+		t.Errorf("EXPLAIN lost the join hint")
+	}
+}
+
+func syntaxMsg(near string, line int) string {
+	return "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '" +
+		near + "' at line " + strconv.Itoa(line)
+}
+
+func TestSyntaxErrors(t *testing.T) {
+	for _, tc := range []struct {
+		sql, near string
+		line      int
+	}{
+		{"select * from where t", "where t", 1},
+		{"select * from t where", "", 1},
+		{"select * frm t", "frm t", 1},
+		{"select 1\nfrom t whre x", "x", 2},
+		{"select a from t join [shuffle] u on t.a = u.a whre 1", "whre 1", 1},
+		{"selec 1", "selec 1", 1},
+		{"SHOW TABLETS t", "t", 1},
+		{"SHOW PROC /x", "/x", 1},
+		{"ALTER SYSTEM ADD BACKEND h", "h", 1},
+		{"CREATE TABLE t (a FOO) DISTRIBUTED BY HASH(a)", "FOO) DISTRIBUTED BY HASH(a)", 1},
+		{"CREATE TABLE t (a INT)\nDISTRIBUTED BY HASH(a) BUCKETS x", "x", 2},
+		{"CREATE TABLE t (a INT,) DUPLICATE KEY(a)", ") DUPLICATE KEY(a)", 1},
+		{"CREATE TABLE t (a INT) PROPERTIES (\"a\" = \"b\"", "", 1},
+		{"CREATE USER 'u'@", "", 1},
+		{"EXPLAIN VERBOSE t", "t", 1},
+		{"select 'it''s' frm t", "t", 1},
+		{"select x from t where y = 'abc' 'def' and", "", 1},
+		{"select " + strings.Repeat("a+", 60) + "+", "", 1},
+		{"selec " + strings.Repeat("a+", 60), "selec " + strings.Repeat("a+", 37), 1},
+		{"select a from t group by a with rollup whre", "whre", 1},
+		{"select a from t group by a, b with rollup limit x y", "y", 1},
+		{"EXPLAIN VERBOSE select *\n frm t", "frm t", 2},
+		{"EXPLAIN", "", 1},
+		{"select /* c */ * /* d */ frm /* e */ t", "frm /* e */ t", 1},
+	} {
+		_, err := ParseOne(tc.sql)
+		e := sqlerr.As(err)
+		if err == nil || e.Code != 1064 {
+			t.Errorf("%q: want 1064, got %v", tc.sql, err)
+			continue
+		}
+		if want := syntaxMsg(tc.near, tc.line); e.Message != want {
+			t.Errorf("%q:\n got %s\nwant %s", tc.sql, e.Message, want)
+		}
+	}
+}
+
+func TestRollupRewrite(t *testing.T) {
+	got := sqlparser.String(vitessAST(t, "SELECT a, b, SUM(c) FROM t GROUP BY a, b WITH ROLLUP HAVING a > 1"))
+	if want := "select a, b, SUM(c) from t group by ROLLUP(a, b) having a > 1"; got != want {
+		t.Errorf("got %s", got)
+	}
+	got = sqlparser.String(vitessAST(t, "SELECT * FROM (SELECT a FROM t GROUP BY a WITH ROLLUP) s GROUP BY s.a WITH ROLLUP"))
+	if want := "select * from (select a from t group by ROLLUP(a)) as s group by ROLLUP(s.a)"; got != want {
+		t.Errorf("got %s", got)
+	}
+}
+
+func TestSplit(t *testing.T) {
+	for _, tc := range []struct {
+		sql  string
+		want []string
+	}{
+		{"select 1; select 2", []string{"select 1", "select 2"}},
+		{"select ';' ; select \"a;b\";", []string{"select ';'", "select \"a;b\""}},
+		{"select 'a\\';b'; select 2", []string{"select 'a\\';b'", "select 2"}},
+		{"select `a;b` from t; ;;  ; ", []string{"select `a;b` from t"}},
+		{"select 1 /* ; */ ; -- x; y\n select 2 # ;\n", []string{"select 1 /* ; */", "-- x; y\n select 2 # ;"}},
+		{"-- only a comment; \n /* c */ ; ", nil},
+		{"select 1--2; select 3", []string{"select 1--2", "select 3"}},
+		{"select 'unterminated; select 2", []string{"select 'unterminated; select 2"}},
+	} {
+		if got := Split(tc.sql); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Split(%q) = %q, want %q", tc.sql, got, tc.want)
+		}
+	}
+	sts, err := Parse("select 1; select ';'; SHOW BACKENDS;")
+	if err != nil || len(sts) != 3 {
+		t.Fatalf("Parse multi: %v %d", err, len(sts))
+	}
+	if _, ok := sts[2].(*ShowBackends); !ok {
+		t.Errorf("third statement %T", sts[2])
+	}
+	for _, empty := range []string{"", "  ;  ; ", "-- c\n", "/* x */"} {
+		if _, err := Parse(empty); !errors.Is(err, sqlerr.EmptyQuery.Match()) {
+			t.Errorf("Parse(%q) = %v, want 1065", empty, err)
+		}
+	}
+	if _, err := ParseOne("select 1; select 2"); sqlerr.As(err).Code != 1064 {
+		t.Errorf("ParseOne of two statements: %v", err)
+	}
+}

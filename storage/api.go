@@ -1,0 +1,83 @@
+package storage
+
+import "github.com/dorisgo/dorisgo/sql/types"
+
+// TabletID names one tablet (one bucket of one partition of one table).
+type TabletID int64
+
+// TxnID names one load transaction, allocated by the FE.
+type TxnID int64
+
+// Version is a partition's visible version: a scan at version v sees every
+// rowset published with a version <= v. Version 1 is the empty tablet.
+type Version int64
+
+// KeysType is the Doris data model of a table.
+type KeysType uint8
+
+const (
+	DupKeys    KeysType = iota // DUPLICATE KEY: every row kept
+	UniqueKeys                 // UNIQUE KEY: the latest version of a key wins
+	AggKeys                    // AGGREGATE KEY: value columns merged by their AggType
+)
+
+func (k KeysType) String() string {
+	return [...]string{"DUPLICATE", "UNIQUE", "AGGREGATE"}[k]
+}
+
+// AggType is how an AGGREGATE KEY value column merges rows with equal keys.
+type AggType uint8
+
+const (
+	AggNone AggType = iota // key columns, or DUPLICATE/UNIQUE tables
+	AggSum
+	AggMax
+	AggMin
+	AggReplace
+	AggReplaceIfNotNull
+)
+
+func (a AggType) String() string {
+	return [...]string{"", "SUM", "MAX", "MIN", "REPLACE", "REPLACE_IF_NOT_NULL"}[a]
+}
+
+// TabletSchema is what a backend needs to know to store and merge a tablet's
+// rows. Keys are the first NumKeys columns (Doris keys are a schema prefix).
+type TabletSchema struct {
+	Columns []types.Column `json:"columns"`
+	Keys    KeysType       `json:"keys"`
+	NumKeys int            `json:"num_keys"`
+	Agg     []AggType      `json:"agg,omitempty"` // per column; nil for DUPLICATE/UNIQUE
+}
+
+// ColumnRange is a predicate on one column usable for zone-map (per-segment
+// min/max) pruning: the segment may be skipped when its [min,max] does not
+// intersect [Lo,Hi]. A nil bound is unbounded.
+type ColumnRange struct {
+	Column int          `json:"column"`
+	Lo     *types.Datum `json:"lo,omitempty"`
+	LoIncl bool         `json:"lo_incl,omitempty"`
+	Hi     *types.Datum `json:"hi,omitempty"`
+	HiIncl bool         `json:"hi_incl,omitempty"`
+}
+
+// ScanRequest reads one tablet at one version.
+type ScanRequest struct {
+	Tablet  TabletID      `json:"tablet"`
+	Version Version       `json:"version"`
+	Columns []int         `json:"columns"` // schema column indexes to return, in this order
+	Ranges  []ColumnRange `json:"ranges,omitempty"`
+	// BatchRows caps the rows per returned record (0 = default 4096).
+	BatchRows int `json:"batch_rows,omitempty"`
+}
+
+// MetaOp is one mutation of the FE metadata store (Meta.Apply).
+type MetaOp struct {
+	Key, Value []byte
+	Delete     bool
+}
+
+// MetaKV is one entry returned by Meta.Scan.
+type MetaKV struct {
+	Key, Value []byte
+}

@@ -1,0 +1,212 @@
+package storage
+
+import (
+	"context"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+// staleGCInterval is how often the background goroutine looks for stale
+// rowsets whose grace period has passed.
+const staleGCInterval = 30 * time.Second
+
+// Compact merges every rowset a scan at upTo reads into one rowset covering
+// their versions (UNIQUE/AGGREGATE rows merged, DUPLICATE rows re-chunked into
+// full segments). The inputs stay on disk as stale rowsets for the grace
+// period so scans at older versions still see them.
+//
+//	before:  [2] [3] [5] [6]          scan@6 reads 4 rowsets
+//	after:   [2..6]                   scan@6 reads 1; scan@3 still reads [2] [3]
+func (s *Store) Compact(id TabletID, upTo Version) error {
+	t, err := s.tablet(id)
+	if err != nil {
+		return err
+	}
+	t.compactMu.Lock()
+	defer t.compactMu.Unlock()
+	s.mu.Lock()
+	t.published = 0
+	s.mu.Unlock()
+
+	it := &scanIter{ctx: context.Background(), s: s, tab: id, schema: t.schema, batch: segmentRows}
+	it.snap = s.db.NewSnapshot()
+	defer it.Close()
+	all, err := readRowsets(it.snap, id)
+	if err != nil {
+		return err
+	}
+	in := visibleRowsets(all, upTo)
+	if len(in) <= 1 {
+		return nil
+	}
+	if err := it.plan(upTo, nil); err != nil {
+		return err
+	}
+	outID := rowsetID(s.nextRowset.Add(1))
+	w := newRowsetWriter(s, t, outID, compactKey(id, outID))
+	defer w.release()
+	if err := s.writeCompacted(it, w); err != nil {
+		s.discardCompaction(id, outID)
+		return err
+	}
+	return s.installCompaction(t, in, w)
+}
+
+// writeCompacted copies the planned segments through w, merging equal keys
+// for UNIQUE/AGGREGATE tablets.
+func (s *Store) writeCompacted(it *scanIter, w *rowsetWriter) error {
+	all := make([]int, len(it.schema.Columns))
+	for i := range all {
+		all[i] = i
+	}
+	it.cols = all
+	it.out = types.ArrowSchema(it.schema.Columns)
+	if it.schema.Keys != DupKeys {
+		merged, rows, err := readAndMerge(it, all)
+		if err != nil {
+			return err
+		}
+		rec := newRecord(it.out, merged, rows)
+		defer rec.Release()
+		if err := w.add(rec); err != nil {
+			return err
+		}
+		return w.flush()
+	}
+	// DUPLICATE: stream one segment at a time.
+	for _, seg := range it.segs {
+		arrs, err := it.readColumns(seg, all)
+		if err != nil {
+			return err
+		}
+		rec := newRecord(it.out, arrs, seg.rows)
+		err = w.add(rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return w.flush()
+}
+
+// installCompaction makes w's rowset visible in place of in, unless the
+// tablet changed meanwhile (dropped, or a rowset inside the range appeared).
+func (s *Store) installCompaction(t *tablet, in []rowsetMeta, w *rowsetWriter) error {
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	start, end := in[0].Start, in[0].End
+	for _, m := range in {
+		start, end = min(start, m.Start), max(end, m.End)
+	}
+	s.mu.Lock()
+	dropped := t.dropped
+	s.mu.Unlock()
+	now, err := readRowsets(s.db, t.id)
+	if err != nil {
+		return err
+	}
+	if dropped || !sameIDs(visibleRowsets(now, end), in) {
+		s.discardCompaction(t.id, w.id)
+		return nil
+	}
+	m := rowsetMeta{ID: w.id, Start: start, End: end, Segs: w.segs, Rows: w.rows, Bytes: w.bytes}
+	b := s.db.NewBatch()
+	defer b.Close()
+	_ = b.Delete(w.marker, nil)
+	if err := b.Set(rowsetKey(t.id, end, w.id), m.encode(), nil); err != nil {
+		return err
+	}
+	if err := b.Commit(pebble.Sync); err != nil {
+		return err
+	}
+	stamp := time.Now()
+	for _, m := range staleRowsets(append(now, m)) {
+		if _, ok := s.staleSince[m.ID]; !ok {
+			s.staleSince[m.ID] = stamp
+		}
+	}
+	if s.staleGrace == 0 {
+		return s.gcStaleLocked(stamp)
+	}
+	return nil
+}
+
+func sameIDs(a, b []rowsetMeta) bool {
+	return slices.EqualFunc(a, b, func(x, y rowsetMeta) bool { return x.ID == y.ID })
+}
+
+func (s *Store) discardCompaction(t TabletID, id rowsetID) {
+	b := s.db.NewBatch()
+	defer b.Close()
+	deleteRowsetData(b, t, id)
+	_ = b.Delete(compactKey(t, id), nil)
+	_ = b.Commit(pebble.NoSync)
+}
+
+// gcStale deletes stale rowsets older than the grace period.
+func (s *Store) gcStale(now time.Time) error {
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	return s.gcStaleLocked(now)
+}
+
+func (s *Store) gcStaleLocked(now time.Time) error {
+	b := s.db.NewBatch()
+	defer b.Close()
+	for _, id := range s.Tablets() {
+		all, err := readRowsets(s.db, id)
+		if err != nil {
+			return err
+		}
+		for _, m := range staleRowsets(all) {
+			since, ok := s.staleSince[m.ID]
+			if !ok {
+				s.staleSince[m.ID] = now
+				continue
+			}
+			if now.Sub(since) < s.staleGrace {
+				continue
+			}
+			deleteRowsetData(b, id, m.ID)
+			_ = b.Delete(rowsetKey(id, m.End, m.ID), nil)
+			delete(s.staleSince, m.ID)
+		}
+	}
+	if b.Empty() {
+		return nil
+	}
+	return b.Commit(pebble.NoSync)
+}
+
+// background runs queued compactions and the stale-rowset GC until Close.
+func (s *Store) background() {
+	defer s.wg.Done()
+	tick := time.NewTicker(staleGCInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case id := <-s.compactCh:
+			s.mu.Lock()
+			if t := s.tablets[id]; t != nil {
+				t.queued = false
+			}
+			s.mu.Unlock()
+			if err := s.Compact(id, math.MaxInt64); err != nil {
+				s.lastBgErr.Store(&err)
+			}
+			if s.onCompacted != nil {
+				s.onCompacted(id)
+			}
+		case now := <-tick.C:
+			if err := s.gcStale(now); err != nil {
+				s.lastBgErr.Store(&err)
+			}
+		}
+	}
+}

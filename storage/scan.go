@@ -1,0 +1,485 @@
+package storage
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+// RecordIterator streams a scan's records. Next returns io.EOF at the end;
+// the caller releases every record it gets. Close must always be called.
+type RecordIterator interface {
+	Next() (arrow.Record, error)
+	Close()
+}
+
+const defaultBatchRows = 4096
+
+// readRowsets lists every rowset of a tablet (visible or stale) by end version.
+func readRowsets(r iterSource, t TabletID) ([]rowsetMeta, error) {
+	var out []rowsetMeta
+	err := scanPrefix(r, tabletPrefix(pfxRowset, t), func(k, v []byte) error {
+		m, err := decodeRowsetMeta(k, v)
+		out = append(out, m)
+		return err
+	})
+	return out, err
+}
+
+// visibleRowsets picks the rowsets a scan at version v reads: those with
+// End <= v that no other such rowset covers. A compaction output [s,e]
+// covers its inputs, which stay on disk (stale) for scans older than e.
+// The result is in version order.
+func visibleRowsets(all []rowsetMeta, v Version) []rowsetMeta {
+	cand := make([]rowsetMeta, 0, len(all))
+	for _, m := range all {
+		if m.End <= v {
+			cand = append(cand, m)
+		}
+	}
+	slices.SortFunc(cand, func(a, b rowsetMeta) int {
+		if c := cmp.Compare(a.Start, b.Start); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.End, a.End); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	out := cand[:0]
+	maxEnd, maxStart := Version(math.MinInt64), Version(math.MinInt64)
+	for _, m := range cand {
+		if m.End < maxEnd || (m.End == maxEnd && m.Start > maxStart) {
+			continue // covered by a compaction output
+		}
+		out = append(out, m)
+		if m.End > maxEnd {
+			maxEnd, maxStart = m.End, m.Start
+		}
+	}
+	return out
+}
+
+// staleRowsets are the rowsets no scan at the newest version reads.
+func staleRowsets(all []rowsetMeta) []rowsetMeta {
+	live := map[rowsetID]bool{}
+	for _, m := range visibleRowsets(all, math.MaxInt64) {
+		live[m.ID] = true
+	}
+	var out []rowsetMeta
+	for _, m := range all {
+		if !live[m.ID] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// TabletStats sums the rowsets a scan at version v would read.
+func (s *Store) TabletStats(id TabletID, v Version) (TabletStats, error) {
+	if _, err := s.tablet(id); err != nil {
+		return TabletStats{}, err
+	}
+	all, err := readRowsets(s.db, id)
+	if err != nil {
+		return TabletStats{}, err
+	}
+	var st TabletStats
+	for _, m := range visibleRowsets(all, v) {
+		st.Rows += m.Rows
+		st.Bytes += m.Bytes
+		st.Rowsets++
+	}
+	return st, nil
+}
+
+// segRef names one segment to read.
+type segRef struct {
+	rs   rowsetID
+	seg  int
+	rows int
+}
+
+// Scan reads a tablet at req.Version. Ranges only prune whole segments (and
+// for UNIQUE/AGGREGATE tablets only on key columns, since a value column's
+// newest row decides): the caller still filters rows. DUPLICATE tablets
+// stream segment by segment; UNIQUE/AGGREGATE tablets are merged in memory
+// and come out in key order.
+func (s *Store) Scan(ctx context.Context, req ScanRequest) (RecordIterator, error) {
+	t, err := s.tablet(req.Tablet)
+	if err != nil {
+		return nil, err
+	}
+	sc := t.schema
+	out := make([]types.Column, len(req.Columns))
+	for i, c := range req.Columns {
+		if c < 0 || c >= len(sc.Columns) {
+			return nil, sqlerr.Assertf("storage: scan column %d out of range", c)
+		}
+		out[i] = sc.Columns[c]
+	}
+	var ranges []ColumnRange
+	for _, r := range req.Ranges {
+		if r.Column < 0 || r.Column >= len(sc.Columns) {
+			return nil, sqlerr.Assertf("storage: range column %d out of range", r.Column)
+		}
+		if sc.Keys == DupKeys || r.Column < sc.NumKeys {
+			ranges = append(ranges, r)
+		}
+	}
+	it := &scanIter{
+		ctx: ctx, s: s, tab: req.Tablet, schema: sc, cols: req.Columns,
+		out: types.ArrowSchema(out), batch: req.BatchRows, merge: sc.Keys != DupKeys,
+	}
+	if it.batch <= 0 {
+		it.batch = defaultBatchRows
+	}
+	it.snap = s.db.NewSnapshot()
+	if err := it.plan(req.Version, ranges); err != nil {
+		it.Close()
+		return nil, err
+	}
+	return it, nil
+}
+
+type scanIter struct {
+	ctx    context.Context
+	s      *Store
+	snap   *pebble.Snapshot
+	tab    TabletID
+	schema *TabletSchema
+	cols   []int
+	out    *arrow.Schema
+	batch  int
+	merge  bool // UNIQUE/AGG: read everything, merge once
+	merged bool
+	segs   []segRef
+	cur    arrow.Record
+	pos    int64
+}
+
+// plan lists the segments to read, skipping those the zone maps exclude.
+func (it *scanIter) plan(v Version, ranges []ColumnRange) error {
+	all, err := readRowsets(it.snap, it.tab)
+	if err != nil {
+		return err
+	}
+	for _, rs := range visibleRowsets(all, v) {
+		for seg := 0; seg < rs.Segs; seg++ {
+			val, closer, err := it.snap.Get(dataKey(it.tab, rs.ID, seg, segMetaTag))
+			if err != nil {
+				return fmt.Errorf("storage: segment %d/%d/%d meta: %w", it.tab, rs.ID, seg, err)
+			}
+			m, err := decodeSegMeta(val, it.schema.Columns)
+			_ = closer.Close()
+			if err != nil {
+				return err
+			}
+			if pruned(m, ranges) {
+				it.s.segmentsPruned.Add(1)
+				continue
+			}
+			it.segs = append(it.segs, segRef{rs: rs.ID, seg: seg, rows: m.Rows})
+		}
+	}
+	return nil
+}
+
+func (it *scanIter) Next() (arrow.Record, error) {
+	for {
+		if err := it.ctx.Err(); err != nil {
+			return nil, err
+		}
+		if it.cur != nil {
+			n := it.cur.NumRows()
+			if it.pos == 0 && n <= int64(it.batch) && n > 0 {
+				r := it.cur
+				it.cur = nil
+				return r, nil
+			}
+			if it.pos < n {
+				end := min(n, it.pos+int64(it.batch))
+				r := it.cur.NewSlice(it.pos, end)
+				it.pos = end
+				return r, nil
+			}
+			it.cur.Release()
+			it.cur = nil
+		}
+		it.pos = 0
+		if it.merge {
+			if it.merged {
+				return nil, io.EOF
+			}
+			it.merged = true
+			rec, err := it.readMerged()
+			if err != nil {
+				return nil, err
+			}
+			it.cur = rec
+			continue
+		}
+		if len(it.segs) == 0 {
+			return nil, io.EOF
+		}
+		seg := it.segs[0]
+		it.segs = it.segs[1:]
+		arrs, err := it.readColumns(seg, it.cols)
+		if err != nil {
+			return nil, err
+		}
+		it.cur = newRecord(it.out, arrs, seg.rows)
+	}
+}
+
+func newRecord(sch *arrow.Schema, arrs []arrow.Array, rows int) arrow.Record {
+	rec := array.NewRecord(sch, arrs, int64(rows))
+	for _, a := range arrs {
+		a.Release()
+	}
+	return rec
+}
+
+// readColumns reads and decodes the given schema columns of one segment.
+func (it *scanIter) readColumns(seg segRef, cols []int) ([]arrow.Array, error) {
+	it.s.segmentsRead.Add(1)
+	arrs := make([]arrow.Array, len(cols))
+	key := make([]byte, 0, 25)
+	for i, c := range cols {
+		if j := slices.Index(cols[:i], c); j >= 0 {
+			arrs[j].Retain()
+			arrs[i] = arrs[j]
+			continue
+		}
+		key = appendDataKey(key[:0], it.tab, seg.rs, seg.seg, c+1)
+		val, closer, err := it.snap.Get(key)
+		if err != nil {
+			releaseAll(arrs[:i])
+			return nil, fmt.Errorf("storage: segment %d/%d/%d column %d: %w", it.tab, seg.rs, seg.seg, c, err)
+		}
+		buf := alignedCopy(val)
+		_ = closer.Close()
+		a, err := decodeColumn(buf, it.schema.Columns[c].Type.Arrow())
+		if err == nil && a.Len() != seg.rows {
+			a.Release()
+			err = errCorrupt
+		}
+		if err != nil {
+			releaseAll(arrs[:i])
+			return nil, err
+		}
+		arrs[i] = a
+	}
+	return arrs, nil
+}
+
+func releaseAll(arrs []arrow.Array) {
+	for _, a := range arrs {
+		if a != nil {
+			a.Release()
+		}
+	}
+}
+
+// mergeColumnsFor is the load set of a merging read: the key columns, then
+// every other wanted column once.
+func mergeColumnsFor(sc *TabletSchema, want []int) []int {
+	load := make([]int, 0, sc.NumKeys+len(want))
+	for k := 0; k < sc.NumKeys; k++ {
+		load = append(load, k)
+	}
+	for _, c := range want {
+		if !slices.Contains(load, c) {
+			load = append(load, c)
+		}
+	}
+	return load
+}
+
+// readMerged reads every planned segment (keys plus wanted columns), merges
+// equal keys per the tablet's model and projects req.Columns.
+func (it *scanIter) readMerged() (arrow.Record, error) {
+	load := mergeColumnsFor(it.schema, it.cols)
+	merged, rows, err := readAndMerge(it, load)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAll(merged)
+	arrs := make([]arrow.Array, len(it.cols))
+	for i, c := range it.cols {
+		arrs[i] = merged[slices.Index(load, c)]
+		arrs[i].Retain()
+	}
+	return newRecord(it.out, arrs, rows), nil
+}
+
+// readAndMerge concatenates the load columns over all planned segments and
+// merges them.
+func readAndMerge(it *scanIter, load []int) ([]arrow.Array, int, error) {
+	parts := make([][]arrow.Array, len(load))
+	defer func() {
+		for _, p := range parts {
+			releaseAll(p)
+		}
+	}()
+	for _, seg := range it.segs {
+		if err := it.ctx.Err(); err != nil {
+			return nil, 0, err
+		}
+		arrs, err := it.readColumns(seg, load)
+		if err != nil {
+			return nil, 0, err
+		}
+		for i, a := range arrs {
+			parts[i] = append(parts[i], a)
+		}
+	}
+	it.segs = nil
+	cols := make([]arrow.Array, len(load))
+	for i, p := range parts {
+		switch len(p) {
+		case 0:
+			cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, it.schema.Columns[load[i]].Type.Arrow(), 0)
+		case 1:
+			cols[i] = p[0]
+			p[0].Retain()
+		default:
+			c, err := array.Concatenate(p, memory.DefaultAllocator)
+			if err != nil {
+				releaseAll(cols[:i])
+				return nil, 0, err
+			}
+			cols[i] = c
+		}
+	}
+	defer releaseAll(cols)
+	return mergeRows(it.schema, load, cols)
+}
+
+func (it *scanIter) Close() {
+	if it.cur != nil {
+		it.cur.Release()
+		it.cur = nil
+	}
+	if it.snap != nil {
+		_ = it.snap.Close()
+		it.snap = nil
+	}
+}
+
+// pruned reports whether a segment cannot hold a row satisfying every range.
+func pruned(m segMeta, ranges []ColumnRange) bool {
+	for _, r := range ranges {
+		z := m.Zones[r.Column]
+		if z.Nulls == int64(m.Rows) {
+			return true // a range predicate never matches NULL
+		}
+		if !z.HasMinMax {
+			continue
+		}
+		if r.Lo != nil {
+			if c, ok := compareDatum(z.Max, *r.Lo); ok && (c < 0 || c == 0 && !r.LoIncl) {
+				return true
+			}
+		}
+		if r.Hi != nil {
+			if c, ok := compareDatum(z.Min, *r.Hi); ok && (c > 0 || c == 0 && !r.HiIncl) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+type cmpClass uint8
+
+const (
+	clsNone cmpClass = iota
+	clsInt
+	clsTemporal
+	clsFloat
+	clsDecimal
+	clsString
+)
+
+func classOf(t types.T) cmpClass {
+	switch {
+	case t.Kind == types.Boolean || (t.IsInteger() && t.Kind != types.LargeInt):
+		return clsInt
+	case t.IsTemporal():
+		return clsTemporal
+	case t.IsFloat():
+		return clsFloat
+	case t.Kind == types.Decimal || t.Kind == types.LargeInt:
+		return clsDecimal
+	case t.IsString():
+		return clsString
+	}
+	return clsNone
+}
+
+// compareDatum compares a zone bound a with a predicate bound b of possibly
+// another type; ok is false when they are not comparable (no pruning then).
+func compareDatum(a, b types.Datum) (int, bool) {
+	if a.Null || b.Null {
+		return 0, false
+	}
+	ca, cb := classOf(a.T), classOf(b.T)
+	switch {
+	case ca == clsString && cb == clsString:
+		return strings.Compare(a.S, b.S), true
+	case ca == clsInt && cb == clsInt:
+		return cmp.Compare(a.I, b.I), true
+	case ca == clsTemporal && cb == clsTemporal:
+		ai, bi := a.I, b.I
+		if a.T.Kind == types.Date && b.T.Kind == types.DateTime {
+			ai *= 86400e6
+		} else if a.T.Kind == types.DateTime && b.T.Kind == types.Date {
+			bi *= 86400e6
+		}
+		return cmp.Compare(ai, bi), true
+	case ca == clsTemporal || cb == clsTemporal || ca == clsString || cb == clsString || ca == clsNone || cb == clsNone:
+		return 0, false
+	case ca == clsFloat || cb == clsFloat:
+		return cmp.Compare(toFloat(a), toFloat(b)), true
+	}
+	// Integers and decimals: compare exactly at a common scale.
+	ai, as := toScaled(a)
+	bi, bs := toScaled(b)
+	for ; as < bs; as++ {
+		ai.Mul(ai, big.NewInt(10))
+	}
+	for ; bs < as; bs++ {
+		bi.Mul(bi, big.NewInt(10))
+	}
+	return ai.Cmp(bi), true
+}
+
+func toFloat(d types.Datum) float64 {
+	switch classOf(d.T) {
+	case clsFloat:
+		return d.F
+	case clsDecimal:
+		return d.Dec.ToFloat64(int32(d.T.Scale))
+	}
+	return float64(d.I)
+}
+
+func toScaled(d types.Datum) (*big.Int, int) {
+	if classOf(d.T) == clsDecimal {
+		return d.Dec.BigInt(), d.T.Scale
+	}
+	return big.NewInt(d.I), 0
+}

@@ -1,0 +1,544 @@
+package storage
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+)
+
+// Options configures Open and OpenMeta.
+type Options struct {
+	// FS is the filesystem; nil means the real disk (vfs.Default). Tests
+	// pass vfs.NewCrashableMem() and reopen its CrashClone.
+	FS vfs.FS
+}
+
+// RowsetStats is what Prepare reports per tablet of a transaction.
+type RowsetStats struct {
+	Rows, Bytes int64
+}
+
+// TabletStats describes a tablet at a version (rows before UNIQUE/AGG merging).
+type TabletStats struct {
+	Rows, Bytes int64
+	Rowsets     int
+}
+
+// compactAfter is the visible-rowset count above which Publish queues a
+// background compaction (many single-row INSERTs otherwise make every scan
+// open hundreds of rowsets).
+const compactAfter = 8
+
+// defaultStaleGrace is how long compacted-away rowsets are kept so that scans
+// at versions older than a compaction stay correct; it matches the default
+// query_timeout (900 s).
+const defaultStaleGrace = 15 * time.Minute
+
+// Store is one backend's tablet storage: a Pebble database holding tablet
+// schemas, rowsets, their columnar segments and pending load data.
+type Store struct {
+	db *pebble.DB
+
+	mu      sync.Mutex // guards tablets, pending
+	tablets map[TabletID]*tablet
+	pending map[TxnID]map[TabletID]*rowsetWriter
+
+	nextRowset atomic.Int64
+
+	// commitMu serializes changes of the visible rowset set (Publish,
+	// compaction install, stale GC, DropTablet, Abort) and guards staleSince.
+	commitMu   sync.Mutex
+	staleSince map[rowsetID]time.Time
+	staleGrace time.Duration
+
+	compactCh chan TabletID
+	stop      chan struct{}
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+
+	// Counters for tests and metrics.
+	segmentsRead, segmentsPruned atomic.Int64
+	lastBgErr                    atomic.Pointer[error]
+	onCompacted                  func(TabletID) // test hook, set before the first Publish
+}
+
+type tablet struct {
+	id        TabletID
+	schema    *TabletSchema
+	compactMu sync.Mutex // one compaction per tablet at a time
+	published int        // publishes since the last compaction (under Store.mu)
+	queued    bool       // in compactCh (under Store.mu)
+	dropped   bool       // under Store.mu
+}
+
+// quietLogger drops Pebble's informational chatter but keeps errors.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any) {}
+func (quietLogger) Errorf(format string, args ...any) {
+	pebble.DefaultLogger.Errorf(format, args...)
+}
+func (quietLogger) Fatalf(format string, args ...any) {
+	pebble.DefaultLogger.Fatalf(format, args...)
+}
+
+func pebbleOptions(o Options, memtable uint64) *pebble.Options {
+	fs := o.FS
+	if fs == nil {
+		fs = vfs.Default
+	}
+	return &pebble.Options{FS: fs, Logger: quietLogger{}, MemTableSize: memtable, MemTableStopWritesThreshold: 4}
+}
+
+// Open opens (creating if needed) the store in dir and recovers its state:
+// unprepared pending rowsets and interrupted compactions are discarded.
+func Open(dir string, opts Options) (*Store, error) {
+	db, err := pebble.Open(dir, pebbleOptions(opts, 64<<20))
+	if err != nil {
+		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
+	}
+	s := &Store{
+		db:         db,
+		tablets:    map[TabletID]*tablet{},
+		pending:    map[TxnID]map[TabletID]*rowsetWriter{},
+		staleSince: map[rowsetID]time.Time{},
+		staleGrace: defaultStaleGrace,
+		compactCh:  make(chan TabletID, 1024),
+		stop:       make(chan struct{}),
+	}
+	if err := s.recover(); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	s.wg.Add(1)
+	go s.background()
+	return s, nil
+}
+
+func (s *Store) recover() error {
+	var maxID rowsetID
+	b := s.db.NewBatch()
+	defer b.Close()
+	err := scanPrefix(s.db, []byte{pfxSchema}, func(k, v []byte) error {
+		var sc TabletSchema
+		if err := json.Unmarshal(v, &sc); err != nil {
+			return err
+		}
+		id := TabletID(getID(k[1:]))
+		s.tablets[id] = &tablet{id: id, schema: &sc}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	err = scanPrefix(s.db, []byte{pfxRowset}, func(k, v []byte) error {
+		m, err := decodeRowsetMeta(k, v)
+		maxID = max(maxID, m.ID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	err = scanPrefix(s.db, []byte{pfxCompact}, func(k, v []byte) error {
+		t, id, err := decodeCompactKey(k)
+		maxID = max(maxID, id)
+		deleteRowsetData(b, t, id)
+		_ = b.Delete(k, nil)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	err = scanPrefix(s.db, []byte{pfxPending}, func(k, v []byte) error {
+		txn, t, err := decodePendingKey(k)
+		if err != nil {
+			return err
+		}
+		m, err := decodePendingMeta(v)
+		if err != nil {
+			return err
+		}
+		maxID = max(maxID, m.ID)
+		tab := s.tablets[t]
+		if !m.Prepared || tab == nil {
+			deleteRowsetData(b, t, m.ID)
+			return b.Delete(k, nil)
+		}
+		w := newRowsetWriter(s, tab, m.ID, slices.Clone(k))
+		w.segs, w.rows, w.bytes, w.prepped = m.Segs, m.Rows, m.Bytes, true
+		if s.pending[txn] == nil {
+			s.pending[txn] = map[TabletID]*rowsetWriter{}
+		}
+		s.pending[txn][t] = w
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.nextRowset.Store(int64(maxID))
+	now := time.Now()
+	for id := range s.tablets {
+		all, err := readRowsets(s.db, id)
+		if err != nil {
+			return err
+		}
+		for _, m := range staleRowsets(all) {
+			s.staleSince[m.ID] = now
+		}
+	}
+	if b.Empty() {
+		return nil
+	}
+	return b.Commit(pebble.Sync)
+}
+
+// Close stops background compaction and closes the database. Pending
+// unprepared writes are lost, as after a crash.
+func (s *Store) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		close(s.stop)
+		s.wg.Wait()
+		s.mu.Lock()
+		for _, ws := range s.pending {
+			for _, w := range ws {
+				w.mu.Lock()
+				w.release()
+				w.mu.Unlock()
+			}
+		}
+		s.mu.Unlock()
+		err = s.db.Close()
+	})
+	return err
+}
+
+func errNoTablet(id TabletID) error { return sqlerr.Doris.New(fmt.Sprintf("tablet %d does not exist", id)) }
+
+func (s *Store) tablet(id TabletID) (*tablet, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.tablets[id]
+	if t == nil {
+		return nil, errNoTablet(id)
+	}
+	return t, nil
+}
+
+// CreateTablet persists (synced) a tablet's schema. Creating an existing
+// tablet is a no-op.
+func (s *Store) CreateTablet(id TabletID, schema *TabletSchema) error {
+	if err := validateSchema(schema); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tablets[id] != nil {
+		return nil
+	}
+	v, err := json.Marshal(schema)
+	if err != nil {
+		return err
+	}
+	if err := s.db.Set(schemaKey(id), v, pebble.Sync); err != nil {
+		return err
+	}
+	sc := *schema
+	sc.Columns = slices.Clone(schema.Columns)
+	sc.Agg = slices.Clone(schema.Agg)
+	s.tablets[id] = &tablet{id: id, schema: &sc}
+	return nil
+}
+
+func validateSchema(sc *TabletSchema) error {
+	if sc == nil || len(sc.Columns) == 0 {
+		return sqlerr.Assertf("storage: tablet schema without columns")
+	}
+	if sc.NumKeys < 0 || sc.NumKeys > len(sc.Columns) {
+		return sqlerr.Assertf("storage: NumKeys %d out of range", sc.NumKeys)
+	}
+	if sc.Keys != DupKeys && sc.NumKeys == 0 {
+		return sqlerr.Assertf("storage: %s KEY tablet without key columns", sc.Keys)
+	}
+	if sc.Keys == AggKeys && len(sc.Agg) != 0 && len(sc.Agg) != len(sc.Columns) {
+		return sqlerr.Assertf("storage: Agg has %d entries for %d columns", len(sc.Agg), len(sc.Columns))
+	}
+	return nil
+}
+
+// DropTablet removes the tablet's schema, rowsets, data and pending rowsets.
+func (s *Store) DropTablet(id TabletID) error {
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	s.mu.Lock()
+	t := s.tablets[id]
+	delete(s.tablets, id)
+	if t != nil {
+		t.dropped = true
+	}
+	b := s.db.NewBatch()
+	defer b.Close()
+	for txn, ws := range s.pending {
+		if w := ws[id]; w != nil {
+			w.mu.Lock()
+			w.release()
+			w.mu.Unlock()
+			_ = b.Delete(w.marker, nil)
+			delete(ws, id)
+			if len(ws) == 0 {
+				delete(s.pending, txn)
+			}
+		}
+	}
+	s.mu.Unlock()
+	for _, p := range []byte{pfxSchema, pfxRowset, pfxData, pfxCompact} {
+		pre := tabletPrefix(p, id)
+		if err := b.DeleteRange(pre, prefixEnd(pre), nil); err != nil {
+			return err
+		}
+	}
+	return b.Commit(pebble.Sync)
+}
+
+// Tablets lists the tablets of the store in id order.
+func (s *Store) Tablets() []TabletID {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := make([]TabletID, 0, len(s.tablets))
+	for id := range s.tablets {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// Schema returns the tablet's schema (shared: do not modify).
+func (s *Store) Schema(id TabletID) (*TabletSchema, error) {
+	t, err := s.tablet(id)
+	if err != nil {
+		return nil, err
+	}
+	return t.schema, nil
+}
+
+// Write adds rec (every schema column, in schema order) to the pending
+// rowset of (txn, tablet). Nothing is synced; rows are buffered until a full
+// segment accumulates or Prepare/Publish flushes them.
+func (s *Store) Write(txn TxnID, tab TabletID, rec arrow.Record) error {
+	s.mu.Lock()
+	t := s.tablets[tab]
+	if t == nil {
+		s.mu.Unlock()
+		return errNoTablet(tab)
+	}
+	if err := checkRecord(t.schema, rec); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	ws := s.pending[txn]
+	if ws == nil {
+		ws = map[TabletID]*rowsetWriter{}
+		s.pending[txn] = ws
+	}
+	w := ws[tab]
+	if w == nil {
+		w = newRowsetWriter(s, t, rowsetID(s.nextRowset.Add(1)), pendingKey(txn, tab))
+		ws[tab] = w
+	}
+	s.mu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return sqlerr.Doris.New(fmt.Sprintf("transaction %d on tablet %d is already finished", txn, tab))
+	}
+	return w.add(rec)
+}
+
+func checkRecord(sc *TabletSchema, rec arrow.Record) error {
+	if int(rec.NumCols()) != len(sc.Columns) {
+		return sqlerr.Assertf("storage: record has %d columns, tablet has %d", rec.NumCols(), len(sc.Columns))
+	}
+	for i, c := range sc.Columns {
+		if got := rec.Column(i).DataType(); !arrow.TypeEqual(got, c.Type.Arrow()) {
+			return sqlerr.Assertf("storage: column %s is %s, want %s", c.Name, got, c.Type.Arrow())
+		}
+	}
+	return nil
+}
+
+// writers returns the pending writers of txn (nil if none).
+func (s *Store) writers(txn TxnID) map[TabletID]*rowsetWriter {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps(s.pending[txn])
+}
+
+func maps(m map[TabletID]*rowsetWriter) map[TabletID]*rowsetWriter {
+	out := make(map[TabletID]*rowsetWriter, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// Prepare makes the pending data of txn durable (fsync) and reports the rows
+// and bytes written per tablet. Writes after Prepare need another Prepare.
+func (s *Store) Prepare(txn TxnID) (map[TabletID]RowsetStats, error) {
+	ws := s.writers(txn)
+	out := make(map[TabletID]RowsetStats, len(ws))
+	b := s.db.NewBatch()
+	defer b.Close()
+	for id, w := range ws {
+		w.mu.Lock()
+		err := w.flush()
+		if err == nil && !w.done {
+			w.prepped = true
+			err = b.Set(w.marker, w.pendingMeta().encode(), nil)
+		}
+		out[id] = RowsetStats{Rows: w.rows, Bytes: w.bytes}
+		w.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+	}
+	// Also syncs the unsynced segment batches written before it.
+	if err := b.LogData(nil, nil); err != nil {
+		return nil, err
+	}
+	return out, b.Commit(pebble.Sync)
+}
+
+// Publish makes the pending rowsets of txn visible at the given versions in
+// one synced batch. Tablets without pending data are skipped; publishing an
+// already published transaction is a no-op.
+func (s *Store) Publish(txn TxnID, versions map[TabletID]Version) error {
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	ws := s.writers(txn)
+	b := s.db.NewBatch()
+	defer b.Close()
+	var done []TabletID
+	for id, v := range versions {
+		w := ws[id]
+		if w == nil {
+			continue
+		}
+		w.mu.Lock()
+		err := w.flush()
+		if err == nil && !w.done {
+			m := rowsetMeta{ID: w.id, Start: v, End: v, Txn: txn, Segs: w.segs, Rows: w.rows, Bytes: w.bytes}
+			err = errors.Join(b.Delete(w.marker, nil), b.Set(rowsetKey(id, v, w.id), m.encode(), nil))
+			done = append(done, id)
+		}
+		w.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	if len(done) == 0 {
+		return nil
+	}
+	if err := b.Commit(pebble.Sync); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	for _, id := range done {
+		w := ws[id]
+		w.mu.Lock()
+		w.release()
+		w.mu.Unlock()
+		delete(s.pending[txn], id)
+		if t := s.tablets[id]; t != nil {
+			t.published++
+			if t.published > compactAfter && !t.queued {
+				select {
+				case s.compactCh <- id:
+					t.queued = true
+				default:
+				}
+			}
+		}
+	}
+	if len(s.pending[txn]) == 0 {
+		delete(s.pending, txn)
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// Abort drops the pending data of txn.
+func (s *Store) Abort(txn TxnID) error {
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	s.mu.Lock()
+	ws := s.pending[txn]
+	delete(s.pending, txn)
+	s.mu.Unlock()
+	b := s.db.NewBatch()
+	defer b.Close()
+	for id, w := range ws {
+		w.mu.Lock()
+		w.release()
+		w.mu.Unlock()
+		deleteRowsetData(b, id, w.id)
+		_ = b.Delete(w.marker, nil)
+	}
+	if b.Empty() {
+		return nil
+	}
+	return b.Commit(pebble.Sync)
+}
+
+// PendingTxns lists the transactions with pending (unpublished) data, for
+// the FE to publish or abort after a restart.
+func (s *Store) PendingTxns() ([]TxnID, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]TxnID, 0, len(s.pending))
+	for txn, ws := range s.pending {
+		if len(ws) > 0 {
+			out = append(out, txn)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func deleteRowsetData(b *pebble.Batch, t TabletID, id rowsetID) {
+	pre := rowsetDataPrefix(t, id)
+	_ = b.DeleteRange(pre, prefixEnd(pre), nil)
+}
+
+// iterSource is what both *pebble.DB and *pebble.Snapshot offer.
+type iterSource interface {
+	NewIter(*pebble.IterOptions) (*pebble.Iterator, error)
+}
+
+// scanPrefix calls fn for every key with the prefix (values valid only during fn).
+func scanPrefix(r iterSource, prefix []byte, fn func(k, v []byte) error) error {
+	it, err := r.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	if err != nil {
+		return err
+	}
+	for it.First(); it.Valid(); it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			_ = it.Close()
+			return err
+		}
+		if err := fn(it.Key(), v); err != nil {
+			_ = it.Close()
+			return err
+		}
+	}
+	return errors.Join(it.Error(), it.Close())
+}
