@@ -22,6 +22,14 @@ const staleGCInterval = 30 * time.Second
 //	before:  [2] [3] [5] [6]          scan@6 reads 4 rowsets
 //	after:   [2..6]                   scan@6 reads 1; scan@3 still reads [2] [3]
 func (s *Store) Compact(id TabletID, upTo Version) error {
+	return s.compact(id, upTo, false)
+}
+
+// compact is Compact; cumulative (the background's choice) leaves out the
+// oldest rowset when it holds more rows than all newer ones together, so
+// frequent small loads do not rewrite a big base rowset each time (Doris'
+// cumulative vs base compaction).
+func (s *Store) compact(id TabletID, upTo Version, cumulative bool) error {
 	t, err := s.tablet(id)
 	if err != nil {
 		return err
@@ -40,10 +48,19 @@ func (s *Store) Compact(id TabletID, upTo Version) error {
 		return err
 	}
 	in := visibleRowsets(all, upTo)
+	if cumulative && len(in) > 2 {
+		var newer int64
+		for _, m := range in[1:] {
+			newer += m.Rows
+		}
+		if in[0].Rows >= newer {
+			in = in[1:]
+		}
+	}
 	if len(in) <= 1 {
 		return nil
 	}
-	if err := it.plan(upTo, nil); err != nil {
+	if err := it.planRowsets(in, nil); err != nil {
 		return err
 	}
 	outID := rowsetID(s.nextRowset.Add(1))
@@ -109,7 +126,14 @@ func (s *Store) installCompaction(t *tablet, in []rowsetMeta, w *rowsetWriter) e
 	if err != nil {
 		return err
 	}
-	if dropped || !sameIDs(visibleRowsets(now, end), in) {
+	// The inputs must still be exactly what a scan at end reads within [start, end].
+	var cur []rowsetMeta
+	for _, m := range visibleRowsets(now, end) {
+		if m.End >= start {
+			cur = append(cur, m)
+		}
+	}
+	if dropped || !sameIDs(cur, in) {
 		s.discardCompaction(t.id, w.id)
 		return nil
 	}
@@ -197,7 +221,7 @@ func (s *Store) background() {
 				t.queued = false
 			}
 			s.mu.Unlock()
-			if err := s.Compact(id, math.MaxInt64); err != nil {
+			if err := s.compact(id, math.MaxInt64, true); err != nil {
 				s.lastBgErr.Store(&err)
 			}
 			if s.onCompacted != nil {

@@ -176,7 +176,12 @@ func (it *scanIter) plan(v Version, ranges []ColumnRange) error {
 	if err != nil {
 		return err
 	}
-	for _, rs := range visibleRowsets(all, v) {
+	return it.planRowsets(visibleRowsets(all, v), ranges)
+}
+
+// planRowsets lists the segments of the given rowsets the ranges do not exclude.
+func (it *scanIter) planRowsets(rowsets []rowsetMeta, ranges []ColumnRange) error {
+	for _, rs := range rowsets {
 		for seg := 0; seg < rs.Segs; seg++ {
 			val, closer, err := it.snap.Get(dataKey(it.tab, rs.ID, seg, segMetaTag))
 			if err != nil {

@@ -222,7 +222,9 @@ func (s *Store) Close() error {
 	return err
 }
 
-func errNoTablet(id TabletID) error { return sqlerr.Doris.New(fmt.Sprintf("tablet %d does not exist", id)) }
+func errNoTablet(id TabletID) error {
+	return sqlerr.Doris.New(fmt.Sprintf("tablet %d does not exist", id))
+}
 
 func (s *Store) tablet(id TabletID) (*tablet, error) {
 	s.mu.Lock()

@@ -71,6 +71,59 @@ func Build(env *Env, n *fragment.Node, src *Sources) (Operator, error) {
 			return nil, sqlerr.Assertf("exchange node %d without a receiver", n.ID)
 		}
 		return src.Exchange(n)
+	case fragment.KindHashJoin:
+		j := n.Join
+		return NewHashJoin(env, children[0], children[1], HashJoinSpec{Type: JoinType(j.Type),
+			LeftKeys: fragment.Unwrap(j.LeftKeys), RightKeys: fragment.Unwrap(j.RightKeys), NullSafe: j.NullSafe,
+			Other: fragment.Unwrap(j.Other), Output: n.Output, Mem: env.Tracker})
+	case fragment.KindNestedLoopJoin:
+		j := n.Join
+		t := JoinType(j.Type)
+		if t == InnerJoin && len(j.Other) == 0 {
+			t = CrossJoin
+		}
+		return NewNestedLoopJoin(env, children[0], children[1], NestedLoopJoinSpec{Type: t,
+			Conjuncts: fragment.Unwrap(j.Other), Output: n.Output, Mem: env.Tracker})
+	case fragment.KindAgg:
+		a := n.Agg
+		spec := HashAggSpec{Phase: AggPhase(a.Phase), Groups: fragment.Unwrap(a.Groups), Output: n.Output, Mem: env.Tracker}
+		for _, c := range a.Aggs {
+			spec.Aggs = append(spec.Aggs, AggCall{Fn: c.Fn, Args: fragment.Unwrap(c.Args), ArgType: c.ArgType,
+				Distinct: c.Distinct, Separator: c.Separator})
+		}
+		return NewHashAgg(env, children[0], spec)
+	case fragment.KindSort:
+		return NewSort(env, children[0], SortSpec{Keys: sortKeys(n.Sort.Keys), Mem: env.Tracker}), nil
+	case fragment.KindTopN:
+		return NewTopN(env, children[0], TopNSpec{Keys: sortKeys(n.Sort.Keys), Offset: n.Sort.Offset, Limit: n.Sort.Limit, Mem: env.Tracker}), nil
+	case fragment.KindSetOp:
+		return NewSetOp(env, children, SetOpSpec{Kind: SetOpKind(n.SetOp.Kind), Output: n.Output, Mem: env.Tracker}), nil
+	case fragment.KindWindow:
+		w := n.Window
+		spec := WindowSpec{PartitionBy: fragment.Unwrap(w.PartitionBy), OrderBy: sortKeys(w.OrderBy), Output: n.Output, Mem: env.Tracker}
+		for _, c := range w.Calls {
+			wc := WindowCall{Fn: c.Fn, Args: fragment.Unwrap(c.Args), ArgType: c.ArgType}
+			if c.Frame != nil {
+				unit := FrameRange
+				if c.Frame.Rows {
+					unit = FrameRows
+				}
+				wc.Frame = &WindowFrame{Unit: unit, Start: FrameBound{Kind: BoundKind(c.Frame.Start.Kind), Offset: c.Frame.Start.Offset},
+					End: FrameBound{Kind: BoundKind(c.Frame.End.Kind), Offset: c.Frame.End.Offset}}
+			}
+			spec.Calls = append(spec.Calls, wc)
+		}
+		return NewWindow(env, children[0], spec)
+	case fragment.KindApply:
+		return NewApply(env, children[0], n, src)
 	}
 	return nil, sqlerr.Assertf("unknown plan node kind %d", n.Kind)
+}
+
+func sortKeys(ks []fragment.SortKey) []SortKey {
+	out := make([]SortKey, len(ks))
+	for i, k := range ks {
+		out[i] = SortKey{Expr: k.Expr.Expr, Desc: k.Desc, NullsFirst: k.NullsFirst}
+	}
+	return out
 }

@@ -23,6 +23,11 @@ type Operator interface {
 type Env struct {
 	Mem  memory.Allocator
 	Eval *expr.Context // query start time etc., fixed for the whole query
+	// Tracker is the query's memory tracker on this process (exec_mem_limit);
+	// nil is unlimited.
+	Tracker *MemTracker
+	// Depth is the Apply nesting level whose parameters this tree binds.
+	Depth int
 }
 
 // Drain reads op to the end, calling fn on each batch (fn must not keep it

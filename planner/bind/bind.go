@@ -1,9 +1,12 @@
 // Package bind resolves a parsed statement against the catalog: names to
 // columns and tables, literals to typed constants, functions to the
-// registry with MySQL's implicit conversions. Input: vitess AST (from
+// registry with MySQL's implicit conversions, aggregates and window
+// functions to their own plan nodes, and subqueries to joins (IN, EXISTS,
+// NOT IN become semi, anti and null-aware anti joins) or to Apply where
+// they are correlated in ways a join cannot express. Input: vitess AST (from
 // sql/parser). Output: a logical plan (planner/logical) whose expressions
 // are typed sql/expr trees. Errors are MySQL's: 1054 unknown column, 1052
-// ambiguous, 1146 no table, 1046 no database.
+// ambiguous, 1146 no table, 1046 no database, 1055/1140 GROUP BY misuse.
 package bind
 
 import (
@@ -12,6 +15,7 @@ import (
 
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/planner/logical"
+	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
@@ -41,12 +45,25 @@ type Context struct {
 	Now     time.Time
 	// Params are the prepared statement's arguments (nil: placeholders stay Params).
 	Params []types.Datum
+	// Hints are the parser's hints of the statement being bound (may be nil).
+	Hints *parser.Hints
 }
 
 // Binder binds one statement; it allocates the statement's column ids.
 type Binder struct {
 	ctx    *Context
 	nextID logical.ColumnID
+	// ctes are the WITH definitions in scope, innermost last.
+	ctes []map[string]*cte
+	// agg is set while binding expressions above an aggregation.
+	agg *aggCtx
+	// win is set while binding expressions that may hold window functions.
+	win *winCtx
+	// applies collects subqueries bound inside expressions, to be planned
+	// as Apply nodes over the clause's input.
+	applies *[]*logical.Apply
+	// origins maps table columns to their database and table.
+	origins map[logical.ColumnID]origin
 }
 
 // New returns a binder for one statement.
@@ -76,14 +93,18 @@ func (b *Binder) resolveTable(db, name string) (string, *catalog.Table, error) {
 	return db, t, nil
 }
 
-// scope is the set of columns visible to expressions.
+// scope is the set of columns visible to expressions; outer links to the
+// enclosing query's scope for correlated subqueries.
 type scope struct {
 	cols []logical.Column
 	// clause names the clause for 1054 messages ("field list", "where clause").
 	clause string
+	outer  *scope
+	// corr collects the outer columns this scope's query referenced.
+	corr map[logical.ColumnID]logical.Column
 }
 
-func (s *scope) lookup(qual, name string) (logical.Column, error) {
+func (s *scope) find(qual, name string) ([]logical.Column, error) {
 	var found []logical.Column
 	for _, c := range s.cols {
 		if !strings.EqualFold(c.Name, name) {
@@ -94,15 +115,47 @@ func (s *scope) lookup(qual, name string) (logical.Column, error) {
 		}
 		found = append(found, c)
 	}
+	return found, nil
+}
+
+func (s *scope) lookup(qual, name string) (logical.Column, error) {
 	full := name
 	if qual != "" {
 		full = qual + "." + name
 	}
-	switch len(found) {
-	case 0:
-		return logical.Column{}, sqlerr.BadField.New(full, s.clause)
-	case 1:
-		return found[0], nil
+	for sc := s; sc != nil; sc = sc.outer {
+		found, _ := sc.find(qual, name)
+		switch len(found) {
+		case 0:
+			continue
+		case 1:
+			if sc != s {
+				// A correlated reference: every scope between records it.
+				for x := s; x != sc; x = x.outer {
+					if x.corr == nil {
+						x.corr = map[logical.ColumnID]logical.Column{}
+					}
+					x.corr[found[0].ID] = found[0]
+				}
+			}
+			return found[0], nil
+		default:
+			if dedup(found) {
+				return found[0], nil
+			}
+			return logical.Column{}, sqlerr.NonUniq.New(full, s.clause)
+		}
 	}
-	return logical.Column{}, sqlerr.NonUniq.New(full, s.clause)
+	return logical.Column{}, sqlerr.BadField.New(full, s.clause)
+}
+
+// dedup reports whether all candidates are the same column (USING/NATURAL
+// joins expose the shared column under both qualifiers).
+func dedup(cs []logical.Column) bool {
+	for _, c := range cs[1:] {
+		if c.ID != cs[0].ID {
+			return false
+		}
+	}
+	return true
 }

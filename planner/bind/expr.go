@@ -7,6 +7,7 @@ import (
 
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
@@ -25,12 +26,6 @@ var binOps = map[string]string{
 	sqlparser.DivStr: "divide", sqlparser.IntDivStr: "int_divide", sqlparser.ModStr: "mod", "mod": "mod",
 	sqlparser.BitAndStr: "bitand", sqlparser.BitOrStr: "bitor", sqlparser.BitXorStr: "bitxor",
 	sqlparser.ShiftLeftStr: "shift_left", sqlparser.ShiftRightStr: "shift_right",
-}
-
-// aggregate function names: binding them needs an aggregation context.
-var aggFuncs = map[string]bool{
-	"count": true, "sum": true, "avg": true, "min": true, "max": true, "group_concat": true,
-	"any_value": true, "stddev": true, "variance": true, "bit_and": true, "bit_or": true,
 }
 
 // bindExpr binds a scalar expression in scope s.
@@ -161,10 +156,17 @@ func (b *Binder) bindExpr(e sqlparser.Expr, s *scope) (expr.Expr, error) {
 		return b.bindCall(s, fn, n.Str, n.Pattern)
 	case *sqlparser.IntervalExpr:
 		return nil, sqlerr.ParseError.New("INTERVAL is only allowed with date arithmetic")
-	case *sqlparser.Subquery, *sqlparser.ExistsExpr:
-		return nil, sqlerr.NotSupportedYet.New("subqueries")
+	case *sqlparser.Subquery:
+		return b.bindSubqueryExpr(logical.ApplyScalar, n.Select, nil, s)
+	case *sqlparser.ExistsExpr:
+		return b.bindSubqueryExpr(logical.ApplyExists, n.Subquery.Select, nil, s)
 	case *sqlparser.GroupConcatExpr:
-		return nil, sqlerr.InvalidGroupFunc.New()
+		var sep *string
+		if !n.Separator.DefaultSeparator {
+			v := n.Separator.SeparatorString
+			sep = &v
+		}
+		return b.bindAggCall("group_concat", n.Distinct != "", n.Exprs, sep, n.OrderBy)
 	case *sqlparser.Default:
 		return nil, sqlerr.NotSupportedYet.New("DEFAULT in this position")
 	case *sqlparser.ValTuple:
@@ -189,9 +191,20 @@ func (b *Binder) bindComparison(n *sqlparser.ComparisonExpr, s *scope) (expr.Exp
 	op := strings.ToLower(n.Operator)
 	switch op {
 	case sqlparser.InStr, sqlparser.NotInStr:
+		if sq, ok := n.Right.(*sqlparser.Subquery); ok {
+			probe, err := b.bindExpr(n.Left, s)
+			if err != nil {
+				return nil, err
+			}
+			x, err := b.bindSubqueryExpr(logical.ApplyIn, sq.Select, probe, s)
+			if err != nil || op == sqlparser.InStr {
+				return x, err
+			}
+			return expr.NewCall("not", x)
+		}
 		tuple, ok := n.Right.(sqlparser.ValTuple)
 		if !ok {
-			return nil, sqlerr.NotSupportedYet.New("IN (subquery)")
+			return nil, sqlerr.NotSupportedYet.New("IN (" + sqlparser.String(n.Right) + ")")
 		}
 		args := []sqlparser.Expr{n.Left}
 		args = append(args, tuple...)
@@ -210,9 +223,6 @@ func (b *Binder) bindComparison(n *sqlparser.ComparisonExpr, s *scope) (expr.Exp
 	fn, ok := cmpOps[op]
 	if !ok {
 		return nil, sqlerr.NotSupportedYet.New("operator " + n.Operator)
-	}
-	if _, ok := n.Right.(*sqlparser.Subquery); ok {
-		return nil, sqlerr.NotSupportedYet.New("subqueries")
 	}
 	if n.Escape != nil && (fn == "like" || fn == "not_like") {
 		return b.bindCall(s, fn, n.Left, n.Right, n.Escape)
@@ -262,8 +272,11 @@ func (b *Binder) bindCase(n *sqlparser.CaseExpr, s *scope) (expr.Expr, error) {
 
 func (b *Binder) bindFunc(n *sqlparser.FuncExpr, s *scope) (expr.Expr, error) {
 	name := n.Name.Lowered()
-	if aggFuncs[name] || n.Over != nil {
-		return nil, sqlerr.InvalidGroupFunc.New()
+	if n.Over != nil {
+		return b.bindWindowCall(n, s)
+	}
+	if isAggName(name) {
+		return b.bindAggCall(name, n.Distinct, n.Exprs, nil, nil)
 	}
 	switch name {
 	case "database", "schema":

@@ -9,7 +9,6 @@ import (
 	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
-	"github.com/dorisgo/dorisgo/sql/types"
 )
 
 // Output describes one result column for the client.
@@ -28,58 +27,283 @@ type Query struct {
 	Outputs []Output
 }
 
-// BindSelect binds a SELECT statement.
+// BindSelect binds a SELECT (or UNION/INTERSECT/EXCEPT) statement.
 func (b *Binder) BindSelect(stmt sqlparser.SelectStatement) (*Query, error) {
+	return b.bindQuery(stmt, nil)
+}
+
+func (b *Binder) bindQuery(stmt sqlparser.SelectStatement, outer *scope) (*Query, error) {
 	switch n := stmt.(type) {
 	case *sqlparser.Select:
-		return b.bindSelect(n)
+		if n.With != nil {
+			pop, err := b.pushWith(n.With)
+			if err != nil {
+				return nil, err
+			}
+			defer pop()
+		}
+		return b.bindSelect(n, outer)
 	case *sqlparser.ParenSelect:
-		return b.BindSelect(n.Select)
+		return b.bindQuery(n.Select, outer)
+	case *sqlparser.SetOp:
+		if n.With != nil {
+			pop, err := b.pushWith(n.With)
+			if err != nil {
+				return nil, err
+			}
+			defer pop()
+		}
+		return b.bindSetOp(n, outer)
 	}
 	return nil, sqlerr.NotSupportedYet.New(strings.TrimSpace(sqlparser.String(stmt)))
 }
 
-func (b *Binder) bindSelect(sel *sqlparser.Select) (*Query, error) {
-	if sel.With != nil {
-		return nil, sqlerr.NotSupportedYet.New("WITH")
-	}
-	if len(sel.GroupBy) > 0 || sel.Having != nil {
-		return nil, sqlerr.NotSupportedYet.New("GROUP BY")
-	}
-	if sel.QueryOpts.Distinct {
-		return nil, sqlerr.NotSupportedYet.New("DISTINCT")
-	}
-	if len(sel.OrderBy) > 0 {
-		return nil, sqlerr.NotSupportedYet.New("ORDER BY")
-	}
-	from, src, err := b.bindFrom(sel.From)
+// selectItem is one bound select-list entry.
+type selectItem struct {
+	expr  expr.Expr
+	out   Output
+	alias string // explicit AS name
+	ast   sqlparser.Expr
+}
+
+func (b *Binder) bindSelect(sel *sqlparser.Select, outer *scope) (*Query, error) {
+	from, err := b.bindFrom(sel.From, outer)
 	if err != nil {
 		return nil, err
 	}
-	sc := &scope{cols: from.Columns(), clause: "where clause"}
-	plan := from
+	plan := from.node
+	fromScope := &scope{cols: from.node.Columns(), clause: "where clause", outer: outer}
 	if sel.Where != nil {
-		cond, err := b.bindExpr(sel.Where.Expr, sc)
+		p, err := b.bindWhere(plan, sel.Where.Expr, fromScope)
 		if err != nil {
 			return nil, err
 		}
-		plan = &logical.Filter{Input: plan, Conds: splitAnd(cond)}
+		plan = p
 	}
-	sc.clause = "field list"
+
+	hasAgg := len(sel.GroupBy) > 0 || sel.Having != nil || containsAgg(sel.SelectExprs) || orderHasAgg(sel.OrderBy)
+	var ac *aggCtx
+	if hasAgg {
+		ac = &aggCtx{pre: fromScope, keys: map[string]int{}, grouped: len(sel.GroupBy) > 0}
+		fromScope.clause = "group statement"
+		for _, g := range sel.GroupBy {
+			x, err := b.bindGroupItem(g, sel.SelectExprs, fromScope)
+			if err != nil {
+				return nil, err
+			}
+			ac.addGroup(b, x)
+		}
+	}
+	wc := &winCtx{}
+	var postApplies []*logical.Apply
+	b.applies = &postApplies
+	defer func() { b.applies = nil }()
+	post := fromScope
+	if ac != nil {
+		post = &scope{cols: append(append([]logical.Column{}, ac.groupCols...)), outer: outer, clause: "field list"}
+	}
+
+	// The select list.
+	fromScope.clause = "field list"
+	items, err := b.bindSelectList(sel.SelectExprs, from, fromScope, ac, wc)
+	if err != nil {
+		return nil, err
+	}
+	// HAVING.
+	var having []expr.Expr
+	if sel.Having != nil {
+		fromScope.clause = "having clause"
+		x, err := b.bindPost(sel.Having.Expr, fromScope, ac, wc, items)
+		if err != nil {
+			return nil, err
+		}
+		having = splitAnd(x)
+	}
+	// ORDER BY keys: ordinals and aliases name select items; other
+	// expressions are computed as hidden columns.
+	fromScope.clause = "order clause"
+	type orderKey struct {
+		item   int // select item, or -1
+		hidden expr.Expr
+		desc   bool
+	}
+	var okeys []orderKey
+	for _, o := range sel.OrderBy {
+		desc := strings.EqualFold(o.Direction, sqlparser.DescScr)
+		if i, ok, err := selectRef(o.Expr, items); err != nil {
+			return nil, err
+		} else if ok {
+			okeys = append(okeys, orderKey{item: i, desc: desc})
+			continue
+		}
+		x, err := b.bindPost(o.Expr, fromScope, ac, wc, items)
+		if err != nil {
+			return nil, err
+		}
+		// An ORDER BY expression equal to a select item sorts by that item.
+		found := -1
+		for i, it := range items {
+			if it.expr.String() == x.String() {
+				found = i
+				break
+			}
+		}
+		if found >= 0 {
+			okeys = append(okeys, orderKey{item: found, desc: desc})
+		} else {
+			okeys = append(okeys, orderKey{item: -1, hidden: x, desc: desc})
+		}
+	}
+
+	if ac != nil {
+		plan = &logical.Aggregate{Input: plan, Groups: ac.groups, GroupCols: ac.groupCols, Aggs: ac.calls}
+		_ = post
+	}
+	plan = wrapApplies(plan, postApplies)
+	if len(having) > 0 {
+		plan = &logical.Filter{Input: plan, Conds: having}
+	}
+	if len(wc.calls) > 0 {
+		plan = &logical.Window{Input: plan, Calls: wc.calls}
+	}
+
+	// Project the select items, plus hidden ORDER BY expressions.
 	var exprs []expr.Expr
-	var outs []Output
-	for _, se := range sel.SelectExprs {
+	var cols []logical.Column
+	outs := make([]Output, len(items))
+	for i, it := range items {
+		c := b.newCol("", it.out.Name, it.expr.Type(), it.expr.Nullable())
+		exprs = append(exprs, it.expr)
+		cols = append(cols, c)
+		outs[i] = it.out
+		outs[i].Col = c
+	}
+	visible := len(cols)
+	var sortKeys []logical.SortKey
+	for _, k := range okeys {
+		var ref expr.Expr
+		if k.item >= 0 {
+			ref = cols[k.item].Ref()
+		} else {
+			if sel.QueryOpts.Distinct {
+				return nil, sqlerr.Doris.New("Expression #1 of ORDER BY clause is not in SELECT list, references column which is not in SELECT list; this is incompatible with DISTINCT")
+			}
+			c := b.newCol("", k.hidden.String(), k.hidden.Type(), k.hidden.Nullable())
+			exprs = append(exprs, k.hidden)
+			cols = append(cols, c)
+			ref = c.Ref()
+		}
+		sortKeys = append(sortKeys, logical.SortKey{Expr: ref, Desc: k.desc, NullsFirst: !k.desc})
+	}
+	plan = &logical.Project{Input: plan, Exprs: exprs, Cols: cols}
+	if sel.QueryOpts.Distinct {
+		plan = distinctOf(b, plan, cols[:visible])
+	}
+	if len(sortKeys) > 0 {
+		plan = &logical.Sort{Input: plan, Keys: sortKeys}
+	}
+	if sel.Limit != nil {
+		off, cnt, err := b.bindLimit(sel.Limit)
+		if err != nil {
+			return nil, err
+		}
+		plan = &logical.Limit{Input: plan, Offset: off, Count: cnt}
+	}
+	if len(cols) > visible {
+		var vis []expr.Expr
+		for _, c := range cols[:visible] {
+			vis = append(vis, c.Ref())
+		}
+		plan = &logical.Project{Input: plan, Exprs: vis, Cols: cols[:visible]}
+	}
+	return &Query{Plan: plan, Outputs: outs}, nil
+}
+
+// distinctOf groups by every column (SELECT DISTINCT).
+func distinctOf(b *Binder, in logical.Node, cols []logical.Column) logical.Node {
+	agg := &logical.Aggregate{Input: in}
+	for _, c := range cols {
+		agg.Groups = append(agg.Groups, c.Ref())
+		agg.GroupCols = append(agg.GroupCols, b.newCol(c.Table, c.Name, c.T, c.Null))
+	}
+	// Keep the original column ids visible above the DISTINCT.
+	var exprs []expr.Expr
+	for _, c := range agg.GroupCols {
+		exprs = append(exprs, c.Ref())
+	}
+	return &logical.Project{Input: agg, Exprs: exprs, Cols: cols}
+}
+
+// selectRef resolves an ORDER BY / GROUP BY item that names a select item:
+// an integer ordinal, or an unqualified name equal to an alias.
+func selectRef(e sqlparser.Expr, items []selectItem) (int, bool, error) {
+	if v, ok := e.(*sqlparser.SQLVal); ok && v.Type == sqlparser.IntVal {
+		n, err := strconv.Atoi(string(v.Val))
+		if err != nil || n < 1 || n > len(items) {
+			return 0, false, sqlerr.BadField.New(string(v.Val), "order clause")
+		}
+		return n - 1, true, nil
+	}
+	if c, ok := e.(*sqlparser.ColName); ok && c.Qualifier.Name.IsEmpty() {
+		for i, it := range items {
+			if it.alias != "" && strings.EqualFold(it.alias, c.Name.String()) {
+				return i, true, nil
+			}
+		}
+	}
+	return 0, false, nil
+}
+
+func (b *Binder) bindGroupItem(g sqlparser.Expr, sel sqlparser.SelectExprs, s *scope) (expr.Expr, error) {
+	if v, ok := g.(*sqlparser.SQLVal); ok && v.Type == sqlparser.IntVal {
+		n, err := strconv.Atoi(string(v.Val))
+		if err != nil || n < 1 || n > len(sel) {
+			return nil, sqlerr.BadField.New(string(v.Val), "group statement")
+		}
+		ae, ok := sel[n-1].(*sqlparser.AliasedExpr)
+		if !ok {
+			return nil, sqlerr.BadField.New(string(v.Val), "group statement")
+		}
+		if containsAggExpr(ae.Expr) {
+			return nil, sqlerr.Doris.New("Can't group on '" + exprName(ae) + "'")
+		}
+		return b.bindExpr(ae.Expr, s)
+	}
+	x, err := b.bindExpr(g, s)
+	if err == nil {
+		return x, nil
+	}
+	// MySQL also accepts a select alias in GROUP BY.
+	if c, ok := g.(*sqlparser.ColName); ok && c.Qualifier.Name.IsEmpty() {
+		for _, se := range sel {
+			if ae, ok := se.(*sqlparser.AliasedExpr); ok && strings.EqualFold(ae.As.String(), c.Name.String()) {
+				if containsAggExpr(ae.Expr) {
+					return nil, sqlerr.Doris.New("Can't group on '" + ae.As.String() + "'")
+				}
+				return b.bindExpr(ae.Expr, s)
+			}
+		}
+	}
+	return nil, err
+}
+
+func (b *Binder) bindSelectList(list sqlparser.SelectExprs, from *fromResult, s *scope, ac *aggCtx, wc *winCtx) ([]selectItem, error) {
+	var items []selectItem
+	for _, se := range list {
 		switch n := se.(type) {
 		case *sqlparser.StarExpr:
 			qual := n.TableName.Name.String()
 			matched := false
-			for _, c := range from.Columns() {
+			for _, c := range from.visible {
 				if qual != "" && !strings.EqualFold(qual, c.Table) {
 					continue
 				}
 				matched = true
-				exprs = append(exprs, c.Ref())
-				outs = append(outs, src.output(c, c.Name))
+				x, err := b.postCheck(c.Ref(), ac, len(items)+1)
+				if err != nil {
+					return nil, err
+				}
+				items = append(items, selectItem{expr: x, out: b.origin(c, c.Name)})
 			}
 			if !matched {
 				if qual != "" {
@@ -88,60 +312,52 @@ func (b *Binder) bindSelect(sel *sqlparser.Select) (*Query, error) {
 				return nil, sqlerr.ParseError.New("No tables used")
 			}
 		case *sqlparser.AliasedExpr:
-			x, err := b.bindExpr(n.Expr, sc)
+			b.agg, b.win = ac, wc
+			x, err := b.bindExpr(n.Expr, s)
+			b.agg, b.win = nil, nil
 			if err != nil {
+				return nil, err
+			}
+			if x, err = b.postCheck(x, ac, len(items)+1); err != nil {
 				return nil, err
 			}
 			name := n.As.String()
 			if name == "" {
 				name = exprName(n)
 			}
-			exprs = append(exprs, x)
-			if ref, ok := x.(*expr.ColRef); ok {
-				if c, ok := columnByID(from.Columns(), logical.ColumnID(ref.Index)); ok {
-					outs = append(outs, src.output(c, name))
-					continue
+			it := selectItem{expr: x, alias: n.As.String(), ast: n.Expr, out: Output{Name: name}}
+			if ref, ok := n.Expr.(*sqlparser.ColName); ok && !strings.HasPrefix(ref.Name.String(), "@") {
+				if c, err := s.lookup(ref.Qualifier.Name.String(), ref.Name.String()); err == nil {
+					it.out = b.origin(c, name)
 				}
 			}
-			outs = append(outs, Output{Name: name})
+			items = append(items, it)
 		default:
 			return nil, sqlerr.NotSupportedYet.New(sqlparser.String(se))
 		}
 	}
-	cols := make([]logical.Column, len(exprs))
-	for i, x := range exprs {
-		cols[i] = b.newCol("", outs[i].Name, x.Type(), x.Nullable())
-		outs[i].Col = cols[i]
-	}
-	plan = &logical.Project{Input: plan, Exprs: exprs, Cols: cols}
-	if sel.Limit != nil {
-		off, cnt, err := b.bindLimit(sel.Limit)
-		if err != nil {
-			return nil, err
-		}
-		plan = &logical.Limit{Input: plan, Offset: off, Count: cnt}
-	}
-	return &Query{Plan: plan, Outputs: outs}, nil
+	return items, nil
 }
 
-// exprName is MySQL's name for an unaliased select item: its text as written.
-func exprName(n *sqlparser.AliasedExpr) string {
-	if c, ok := n.Expr.(*sqlparser.ColName); ok {
-		return c.Name.String()
-	}
-	if n.InputExpression != "" {
-		return n.InputExpression
-	}
-	return sqlparser.String(n.Expr)
-}
-
-func columnByID(cols []logical.Column, id logical.ColumnID) (logical.Column, bool) {
-	for _, c := range cols {
-		if c.ID == id {
-			return c, true
+// bindPost binds an expression evaluated after aggregation (HAVING, ORDER
+// BY): aggregates become references to the aggregation's outputs, and a
+// name not found among the columns may be a select alias.
+func (b *Binder) bindPost(e sqlparser.Expr, s *scope, ac *aggCtx, wc *winCtx, items []selectItem) (expr.Expr, error) {
+	b.agg, b.win = ac, wc
+	x, err := b.bindExpr(e, s)
+	b.agg, b.win = nil, nil
+	if err != nil {
+		// HAVING/ORDER BY may name a select alias.
+		if c, ok := e.(*sqlparser.ColName); ok && c.Qualifier.Name.IsEmpty() {
+			for _, it := range items {
+				if strings.EqualFold(it.out.Name, c.Name.String()) {
+					return it.expr, nil
+				}
+			}
 		}
+		return nil, err
 	}
-	return logical.Column{}, false
+	return b.postCheck(x, ac, 1)
 }
 
 func (b *Binder) bindLimit(l *sqlparser.Limit) (off, cnt int64, err error) {
@@ -170,6 +386,17 @@ func (b *Binder) bindLimit(l *sqlparser.Limit) (off, cnt int64, err error) {
 	return off, cnt, nil
 }
 
+// exprName is MySQL's name for an unaliased select item: its text as written.
+func exprName(n *sqlparser.AliasedExpr) string {
+	if c, ok := n.Expr.(*sqlparser.ColName); ok {
+		return c.Name.String()
+	}
+	if n.InputExpression != "" {
+		return n.InputExpression
+	}
+	return sqlparser.String(n.Expr)
+}
+
 // splitAnd flattens a conjunction into its conjuncts.
 func splitAnd(e expr.Expr) []expr.Expr {
 	if c, ok := e.(*expr.Call); ok && c.Fn == "and" {
@@ -178,81 +405,7 @@ func splitAnd(e expr.Expr) []expr.Expr {
 	return []expr.Expr{e}
 }
 
-// source remembers where FROM columns came from, for result metadata.
-type source struct {
-	db, table, alias string
-}
-
-func (s source) output(c logical.Column, name string) Output {
-	return Output{Name: name, Schema: s.db, Table: s.alias, OrgTable: s.table, OrgName: c.Name}
-}
-
-// bindFrom binds a FROM clause with at most one table.
-func (b *Binder) bindFrom(from sqlparser.TableExprs) (logical.Node, source, error) {
-	if len(from) == 0 {
-		return &logical.Values{Rows: [][]expr.Expr{{}}}, source{}, nil
-	}
-	if len(from) > 1 {
-		return nil, source{}, sqlerr.NotSupportedYet.New("joins")
-	}
-	ate, ok := from[0].(*sqlparser.AliasedTableExpr)
-	if !ok {
-		return nil, source{}, sqlerr.NotSupportedYet.New("joins")
-	}
-	tn, ok := ate.Expr.(sqlparser.TableName)
-	if !ok {
-		return nil, source{}, sqlerr.NotSupportedYet.New("derived tables")
-	}
-	name := tn.Name.String()
-	db := tn.DbQualifier.String()
-	alias := ate.As.String()
-	if alias == "" {
-		alias = name
-	}
-	if strings.EqualFold(name, "dual") && db == "" {
-		return &logical.Values{Rows: [][]expr.Expr{{}}}, source{}, nil
-	}
-	if db == "" {
-		db = b.ctx.DB
-	}
-	if b.ctx.Virtual != nil {
-		cols, rows, ok, err := b.ctx.Virtual.VirtualTable(db, name)
-		if err != nil {
-			return nil, source{}, err
-		}
-		if ok {
-			return b.values(alias, cols, rows), source{db: db, table: name, alias: alias}, nil
-		}
-	}
-	db, t, err := b.resolveTable(db, name)
-	if err != nil {
-		return nil, source{}, err
-	}
-	sc := &logical.Scan{DB: db, Table: t, Alias: alias}
-	for i, c := range t.Columns {
-		sc.Cols = append(sc.Cols, b.newCol(alias, c.Name, c.Type, c.Nullable))
-		sc.Ords = append(sc.Ords, i)
-	}
-	return sc, source{db: db, table: t.Name, alias: alias}, nil
-}
-
-func (b *Binder) values(alias string, cols []types.Column, rows [][]types.Datum) *logical.Values {
-	v := &logical.Values{}
-	for _, c := range cols {
-		v.Cols = append(v.Cols, b.newCol(alias, c.Name, c.Type, c.Nullable))
-	}
-	for _, r := range rows {
-		row := make([]expr.Expr, len(r))
-		for i, d := range r {
-			d.T = cols[i].Type
-			row[i] = expr.Lit(d)
-		}
-		v.Rows = append(v.Rows, row)
-	}
-	return v
-}
-
-// ConstInt binds a constant integer expression (SET values, LIMIT).
+// ConstInt binds a constant integer expression (KILL id).
 func (b *Binder) ConstInt(e sqlparser.Expr) (int64, error) {
 	x, err := b.bindExpr(e, nil)
 	if err != nil {

@@ -77,6 +77,14 @@ const (
 	KindLimit
 	KindValues
 	KindExchange
+	KindHashJoin
+	KindNestedLoopJoin
+	KindAgg
+	KindSort
+	KindTopN
+	KindSetOp
+	KindWindow
+	KindApply
 )
 
 // Node is one operator of a fragment. Exactly one spec pointer matching Kind is set.
@@ -92,6 +100,12 @@ type Node struct {
 	Limit    *LimitSpec    `json:"limit,omitempty"`
 	Values   *ValuesSpec   `json:"values,omitempty"`
 	Exchange *ExchangeSpec `json:"exchange,omitempty"`
+	Join     *JoinSpec     `json:"join,omitempty"`
+	Agg      *AggSpec      `json:"agg,omitempty"`
+	Sort     *SortSpec     `json:"sort,omitempty"`
+	SetOp    *SetOpSpec    `json:"setop,omitempty"`
+	Window   *WindowSpec   `json:"window,omitempty"`
+	Apply    *ApplySpec    `json:"apply,omitempty"`
 }
 
 // TabletRef is one tablet a scan reads, at the version the planner saw.

@@ -1,8 +1,13 @@
 // Package physical turns an optimised logical plan into the distributed
 // physical plan (planner/fragment): it places operators, inserts exchanges
-// and cuts fragments. This first version handles scan/filter/project/limit
-// trees: the scan side runs on the backends holding the tablets and a
-// gather exchange brings its rows to the root fragment on the FE.
+// and cuts fragments.
+//
+// This version places every scan (with its pushed-down filters, projections
+// and limits) in a fragment of its own that runs on the backends holding the
+// tablets, and runs everything above the scans in the root fragment, fed by
+// gather exchanges:
+//
+//	Fragment 0 (UNPARTITIONED, FE): joins, aggregation, sort, ... ← EXCHANGE ← Fragment n (scan on BEs)
 package physical
 
 import (
@@ -17,92 +22,67 @@ import (
 
 // Plan builds the fragments for root; out names the result columns.
 func Plan(root logical.Node, out []types.Column) (*fragment.Plan, error) {
-	p := &planner{}
-	plan := &fragment.Plan{Output: out}
-	// Peel a top LIMIT: it runs at the root; the backends get a pushed-down
-	// LIMIT offset+count so each instance stops early.
-	var lim *logical.Limit
-	body := root
-	if l, ok := root.(*logical.Limit); ok {
-		lim, body = l, l.Input
-	}
-	if !hasScan(body) {
-		n, err := p.lower(root)
-		if err != nil {
-			return nil, err
-		}
-		plan.Fragments = []*fragment.Fragment{{ID: 0, Root: n, Partition: fragment.Unpartitioned, Sink: fragment.Sink{Kind: fragment.ResultSink}}}
-		return plan, nil
-	}
-	child, err := p.lower(body)
+	root = logical.Optimize(root)
+	p := &planner{plan: &fragment.Plan{Output: out}}
+	p.plan.Fragments = append(p.plan.Fragments, nil) // fragment 0, filled last
+	n, err := p.lower(root)
 	if err != nil {
 		return nil, err
 	}
-	if lim != nil && lim.Count >= 0 {
-		child = p.node(fragment.KindLimit, child.Output, child, func(n *fragment.Node) {
-			n.Limit = &fragment.LimitSpec{Count: lim.Offset + lim.Count}
-		})
-	}
-	ex := p.node(fragment.KindExchange, child.Output, nil, func(n *fragment.Node) {
-		n.Exchange = &fragment.ExchangeSpec{From: 1}
-	})
-	top := ex
-	if lim != nil {
-		top = p.node(fragment.KindLimit, ex.Output, ex, func(n *fragment.Node) {
-			n.Limit = &fragment.LimitSpec{Offset: lim.Offset, Count: lim.Count}
-		})
-	}
-	plan.Fragments = []*fragment.Fragment{
-		{ID: 0, Root: top, Partition: fragment.Unpartitioned, Sink: fragment.Sink{Kind: fragment.ResultSink}},
-		{ID: 1, Root: child, Partition: fragment.RandomPartitioned, Sink: fragment.Sink{Kind: fragment.StreamGather, ExchangeID: ex.ID}},
-	}
-	return plan, nil
+	p.plan.Fragments[0] = &fragment.Fragment{ID: 0, Root: n, Partition: fragment.Unpartitioned, Sink: fragment.Sink{Kind: fragment.ResultSink}}
+	return p.plan, nil
 }
 
 type planner struct {
+	plan   *fragment.Plan
 	nextID fragment.NodeID
+	// params maps outer column ids to parameter positions while lowering an
+	// Apply's subquery (innermost last).
+	params []map[int]paramRef
 }
 
-func (p *planner) node(k fragment.NodeKind, out []types.Column, child *fragment.Node, fill func(*fragment.Node)) *fragment.Node {
-	n := &fragment.Node{ID: p.nextID, Kind: k, Output: out}
+type paramRef struct {
+	pos int
+	t   types.T
+}
+
+func (p *planner) node(k fragment.NodeKind, out []types.Column, children []*fragment.Node, fill func(*fragment.Node)) *fragment.Node {
+	n := &fragment.Node{ID: p.nextID, Kind: k, Output: out, Children: children}
 	p.nextID++
-	if child != nil {
-		n.Children = []*fragment.Node{child}
-	}
 	fill(n)
 	return n
 }
 
-func hasScan(n logical.Node) bool {
-	if _, ok := n.(*logical.Scan); ok {
-		return true
-	}
-	for _, c := range n.Inputs() {
-		if hasScan(c) {
-			return true
-		}
-	}
-	return false
+func one(c *fragment.Node) []*fragment.Node { return []*fragment.Node{c} }
+
+// remote cuts a fragment rooted at n (running on the backends) and returns
+// the exchange that reads it.
+func (p *planner) remote(n *fragment.Node) *fragment.Node {
+	id := fragment.FragmentID(len(p.plan.Fragments))
+	ex := p.node(fragment.KindExchange, n.Output, nil, func(e *fragment.Node) {
+		e.Exchange = &fragment.ExchangeSpec{From: id}
+	})
+	p.plan.Fragments = append(p.plan.Fragments, &fragment.Fragment{ID: id, Root: n, Partition: fragment.RandomPartitioned,
+		Sink: fragment.Sink{Kind: fragment.StreamGather, ExchangeID: ex.ID}})
+	return ex
 }
 
-// lower converts a logical subtree, remapping column ids to input positions.
+// lower converts a logical subtree into nodes of the current fragment.
 func (p *planner) lower(n logical.Node) (*fragment.Node, error) {
+	if r, ok, err := p.lowerScanChain(n); ok || err != nil {
+		return r, err
+	}
 	switch n := n.(type) {
-	case *logical.Scan:
-		return p.lowerScan(n, nil)
 	case *logical.Filter:
-		if sc, ok := n.Input.(*logical.Scan); ok {
-			return p.lowerScan(sc, n.Conds)
-		}
 		child, err := p.lower(n.Input)
 		if err != nil {
 			return nil, err
 		}
-		conds, err := remapAll(n.Conds, n.Input.Columns())
+		conds, err := p.remapAll(n.Conds, n.Input.Columns())
 		if err != nil {
 			return nil, err
 		}
-		return p.node(fragment.KindFilter, child.Output, child, func(f *fragment.Node) {
+		return p.node(fragment.KindFilter, child.Output, one(child), func(f *fragment.Node) {
 			f.Filter = &fragment.FilterSpec{Conjuncts: fragment.Exs(conds)}
 		}), nil
 	case *logical.Project:
@@ -110,36 +90,225 @@ func (p *planner) lower(n logical.Node) (*fragment.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		exprs, err := remapAll(n.Exprs, n.Input.Columns())
+		exprs, err := p.remapAll(n.Exprs, n.Input.Columns())
 		if err != nil {
 			return nil, err
 		}
-		return p.node(fragment.KindProject, logical.TypedColumns(n.Cols), child, func(f *fragment.Node) {
+		return p.node(fragment.KindProject, logical.TypedColumns(n.Cols), one(child), func(f *fragment.Node) {
 			f.Project = &fragment.ProjectSpec{Exprs: fragment.Exs(exprs)}
 		}), nil
 	case *logical.Limit:
+		if s, ok := n.Input.(*logical.Sort); ok && n.Count >= 0 {
+			child, err := p.lower(s.Input)
+			if err != nil {
+				return nil, err
+			}
+			keys, err := p.sortKeys(s.Keys, s.Input.Columns())
+			if err != nil {
+				return nil, err
+			}
+			return p.node(fragment.KindTopN, child.Output, one(child), func(f *fragment.Node) {
+				f.Sort = &fragment.SortSpec{Keys: keys, Offset: n.Offset, Limit: n.Count}
+			}), nil
+		}
 		child, err := p.lower(n.Input)
 		if err != nil {
 			return nil, err
 		}
-		return p.node(fragment.KindLimit, child.Output, child, func(f *fragment.Node) {
+		return p.node(fragment.KindLimit, child.Output, one(child), func(f *fragment.Node) {
 			f.Limit = &fragment.LimitSpec{Offset: n.Offset, Count: n.Count}
+		}), nil
+	case *logical.Sort:
+		child, err := p.lower(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		keys, err := p.sortKeys(n.Keys, n.Input.Columns())
+		if err != nil {
+			return nil, err
+		}
+		return p.node(fragment.KindSort, child.Output, one(child), func(f *fragment.Node) {
+			f.Sort = &fragment.SortSpec{Keys: keys}
 		}), nil
 	case *logical.Values:
 		rows := make([][]fragment.Ex, len(n.Rows))
 		for i, r := range n.Rows {
-			rows[i] = fragment.Exs(r)
+			rr, err := p.remapAll(r, nil)
+			if err != nil {
+				return nil, err
+			}
+			rows[i] = fragment.Exs(rr)
 		}
 		return p.node(fragment.KindValues, logical.TypedColumns(n.Cols), nil, func(f *fragment.Node) {
 			f.Values = &fragment.ValuesSpec{Rows: rows}
 		}), nil
+	case *logical.Join:
+		return p.lowerJoin(n)
+	case *logical.Aggregate:
+		return p.lowerAgg(n)
+	case *logical.SetOp:
+		var children []*fragment.Node
+		for _, in := range n.Ins {
+			c, err := p.lower(in)
+			if err != nil {
+				return nil, err
+			}
+			children = append(children, c)
+		}
+		return p.node(fragment.KindSetOp, logical.TypedColumns(n.Cols), children, func(f *fragment.Node) {
+			f.SetOp = &fragment.SetOpSpec{Kind: fragment.SetOpKind(n.Kind)}
+		}), nil
+	case *logical.Window:
+		return p.lowerWindow(n)
+	case *logical.Apply:
+		return p.lowerApply(n)
+	case *logical.Scan:
+		return nil, sqlerr.Assertf("scan not lowered")
 	}
 	return nil, sqlerr.Assertf("cannot lower %T", n)
 }
 
+// lowerScanChain places a scan and the filters, projections and limits
+// directly above it in a fragment of its own on the backends. Conditions
+// that read an enclosing query's row (Apply parameters) stay here.
+func (p *planner) lowerScanChain(n logical.Node) (*fragment.Node, bool, error) {
+	var chain []logical.Node
+	cur := n
+	for {
+		switch c := cur.(type) {
+		case *logical.Filter:
+			chain = append(chain, c)
+			cur = c.Input
+			continue
+		case *logical.Project:
+			chain = append(chain, c)
+			cur = c.Input
+			continue
+		case *logical.Scan:
+		default:
+			return nil, false, nil
+		}
+		break
+	}
+	scan := cur.(*logical.Scan)
+	// Only a Filter directly on the scan is pushed into it; the rest of the
+	// chain runs above the scan in the same remote fragment when it reads no
+	// parameters.
+	var conds, local []expr.Expr
+	rest := chain
+	if len(chain) > 0 {
+		if f, ok := chain[len(chain)-1].(*logical.Filter); ok {
+			for _, c := range f.Conds {
+				if p.readsParams(c) {
+					local = append(local, c)
+				} else {
+					conds = append(conds, c)
+				}
+			}
+			rest = chain[:len(chain)-1]
+		}
+	}
+	node, err := p.lowerScan(scan, conds)
+	if err != nil {
+		return nil, true, err
+	}
+	// Walk the chain bottom-up while it stays parameter-free.
+	i := len(rest) - 1
+	var below logical.Node = scan
+	if len(local) == 0 {
+		for ; i >= 0; i-- {
+			if p.nodeReadsParams(rest[i]) {
+				break
+			}
+			nn, err := p.lowerOne(rest[i], node, below)
+			if err != nil {
+				return nil, true, err
+			}
+			node, below = nn, rest[i]
+		}
+	}
+	out := p.remote(node)
+	if len(local) > 0 {
+		lc, err := p.remapAll(local, scan.Cols)
+		if err != nil {
+			return nil, true, err
+		}
+		out = p.node(fragment.KindFilter, out.Output, one(out), func(f *fragment.Node) {
+			f.Filter = &fragment.FilterSpec{Conjuncts: fragment.Exs(lc)}
+		})
+	}
+	for ; i >= 0; i-- {
+		nn, err := p.lowerOne(rest[i], out, below)
+		if err != nil {
+			return nil, true, err
+		}
+		out, below = nn, rest[i]
+	}
+	return out, true, nil
+}
+
+// lowerOne lowers a single Filter/Project over an already lowered child.
+func (p *planner) lowerOne(n logical.Node, child *fragment.Node, below logical.Node) (*fragment.Node, error) {
+	switch n := n.(type) {
+	case *logical.Filter:
+		conds, err := p.remapAll(n.Conds, below.Columns())
+		if err != nil {
+			return nil, err
+		}
+		return p.node(fragment.KindFilter, child.Output, one(child), func(f *fragment.Node) {
+			f.Filter = &fragment.FilterSpec{Conjuncts: fragment.Exs(conds)}
+		}), nil
+	case *logical.Project:
+		exprs, err := p.remapAll(n.Exprs, below.Columns())
+		if err != nil {
+			return nil, err
+		}
+		return p.node(fragment.KindProject, logical.TypedColumns(n.Cols), one(child), func(f *fragment.Node) {
+			f.Project = &fragment.ProjectSpec{Exprs: fragment.Exs(exprs)}
+		}), nil
+	}
+	return nil, sqlerr.Assertf("lowerOne %T", n)
+}
+
+func (p *planner) readsParams(e expr.Expr) bool {
+	if len(p.params) == 0 {
+		return false
+	}
+	found := false
+	expr.Walk(e, func(x expr.Expr) bool {
+		if r, ok := x.(*expr.ColRef); ok {
+			for _, m := range p.params {
+				if _, ok := m[r.Index]; ok {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+func (p *planner) nodeReadsParams(n logical.Node) bool {
+	switch n := n.(type) {
+	case *logical.Filter:
+		for _, c := range n.Conds {
+			if p.readsParams(c) {
+				return true
+			}
+		}
+	case *logical.Project:
+		for _, c := range n.Exprs {
+			if p.readsParams(c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (p *planner) lowerScan(s *logical.Scan, conds []expr.Expr) (*fragment.Node, error) {
 	conds = append(append([]expr.Expr{}, s.Filters...), conds...)
-	remapped, err := remapAll(conds, s.Cols)
+	remapped, err := p.remapAll(conds, s.Cols)
 	if err != nil {
 		return nil, err
 	}
@@ -167,31 +336,52 @@ func tabletRef(t *catalog.Tablet, v storage.Version) fragment.TabletRef {
 	return r
 }
 
-// remapAll rewrites column references from ids to positions in cols.
-func remapAll(es []expr.Expr, cols []logical.Column) ([]expr.Expr, error) {
+func (p *planner) sortKeys(keys []logical.SortKey, cols []logical.Column) ([]fragment.SortKey, error) {
+	out := make([]fragment.SortKey, len(keys))
+	for i, k := range keys {
+		x, err := p.remap(k.Expr, cols)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = fragment.SortKey{Expr: fragment.Ex{Expr: x}, Desc: k.Desc, NullsFirst: k.NullsFirst}
+	}
+	return out, nil
+}
+
+// remapAll rewrites column references from ids to positions in cols; ids of
+// an enclosing query's row become parameters.
+func (p *planner) remapAll(es []expr.Expr, cols []logical.Column) ([]expr.Expr, error) {
+	out := make([]expr.Expr, len(es))
+	for i, e := range es {
+		x, err := p.remap(e, cols)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = x
+	}
+	return out, nil
+}
+
+func (p *planner) remap(e expr.Expr, cols []logical.Column) (expr.Expr, error) {
 	pos := make(map[int]int, len(cols))
 	for i, c := range cols {
 		pos[int(c.ID)] = i
 	}
-	out := make([]expr.Expr, len(es))
-	for i, e := range es {
-		r, err := expr.Rewrite(e, func(x expr.Expr) (expr.Expr, error) {
-			ref, ok := x.(*expr.ColRef)
-			if !ok {
-				return x, nil
-			}
-			p, ok := pos[ref.Index]
-			if !ok {
-				return nil, sqlerr.Assertf("column %s (#%d) not in input", ref.Name, ref.Index)
-			}
-			cp := *ref
-			cp.Index = p
-			return &cp, nil
-		})
-		if err != nil {
-			return nil, err
+	return expr.Rewrite(e, func(x expr.Expr) (expr.Expr, error) {
+		ref, ok := x.(*expr.ColRef)
+		if !ok {
+			return x, nil
 		}
-		out[i] = r
-	}
-	return out, nil
+		if i, ok := pos[ref.Index]; ok {
+			cp := *ref
+			cp.Index = i
+			return &cp, nil
+		}
+		for j := len(p.params) - 1; j >= 0; j-- {
+			if pr, ok := p.params[j][ref.Index]; ok {
+				return &expr.Param{Index: pr.pos, T: pr.t}, nil
+			}
+		}
+		return nil, sqlerr.Assertf("column %s (#%d) not in input", ref.Name, ref.Index)
+	})
 }

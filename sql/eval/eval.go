@@ -203,6 +203,15 @@ func (ev *evaluator) eval(e expr.Expr) (vec, error) {
 	case *expr.Const:
 		return ev.constVec(x.Val), nil
 	case *expr.Param:
+		// A correlated subquery reads its outer row through parameters.
+		if ev.ctx != nil {
+			if d, ok := ev.ctx.Params[x.Index]; ok {
+				if d.Null {
+					d = types.NullDatum(x.T)
+				}
+				return ev.constVec(d), nil
+			}
+		}
 		return vec{}, sqlerr.Assertf("eval: unbound parameter %s", x)
 	case *expr.Cast:
 		a, err := ev.eval(x.Arg)

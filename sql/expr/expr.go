@@ -25,6 +25,9 @@ type Context struct {
 	// Now is the query start time; NOW() and CURRENT_DATE() read it so that
 	// every row and every backend sees the same instant.
 	Now time.Time
+	// Params are the values of the enclosing rows of correlated
+	// subqueries, by parameter number.
+	Params map[int]types.Datum
 }
 
 // ColRef reads column Index of the input record.

@@ -1,0 +1,276 @@
+package op
+
+import (
+	"context"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/dorisgo/dorisgo/sql/eval"
+	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+)
+
+// Helpers shared by the operators of this package: evaluating expression
+// lists, gathering rows by index, sizing batches.
+
+// maxBatchRows bounds every batch an operator of this package returns.
+const maxBatchRows = 4096
+
+// evalCols evaluates exprs over rec. Plain column references, the common
+// case for keys, are read directly. The caller releases the arrays.
+func evalCols(env *Env, exprs []expr.Expr, rec arrow.Record) ([]arrow.Array, error) {
+	out := make([]arrow.Array, len(exprs))
+	for i, e := range exprs {
+		if c, ok := e.(*expr.ColRef); ok {
+			out[i] = rec.Column(c.Index)
+			out[i].Retain()
+			continue
+		}
+		a, err := eval.Eval(env.Eval, e, rec, env.Mem)
+		if err != nil {
+			releaseAll(out[:i])
+			return nil, err
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
+func releaseAll(as []arrow.Array) {
+	for _, a := range as {
+		if a != nil {
+			a.Release()
+		}
+	}
+}
+
+func releaseRecs(rs []arrow.Record) {
+	for _, r := range rs {
+		if r != nil {
+			r.Release()
+		}
+	}
+}
+
+// arrayBytes approximates the memory an array holds (its buffers).
+func arrayBytes(a arrow.Array) int64 {
+	var n int64
+	var walk func(d arrow.ArrayData)
+	walk = func(d arrow.ArrayData) {
+		for _, b := range d.Buffers() {
+			if b != nil {
+				n += int64(b.Len())
+			}
+		}
+		for _, c := range d.Children() {
+			walk(c)
+		}
+	}
+	walk(a.Data())
+	return n
+}
+
+func recordBytes(r arrow.Record) int64 {
+	var n int64
+	for _, c := range r.Columns() {
+		n += arrayBytes(c)
+	}
+	return n
+}
+
+// newRecord makes a record owning cols (it releases the caller's references).
+func newRecord(sc *arrow.Schema, cols []arrow.Array, rows int) arrow.Record {
+	r := array.NewRecord(sc, cols, int64(rows))
+	releaseAll(cols)
+	return r
+}
+
+// indexArray wraps idx as an Int32 array; negative entries become NULL,
+// which compute.Take turns into NULL output rows (outer join padding).
+func indexArray(idx []int32) arrow.Array {
+	vals := make([]int32, len(idx))
+	var valid []byte
+	nulls := 0
+	for i, v := range idx {
+		if v < 0 {
+			if valid == nil {
+				valid = make([]byte, (len(idx)+7)/8)
+				for j := range valid {
+					valid[j] = 0xff
+				}
+			}
+			valid[i/8] &^= 1 << (i % 8)
+			nulls++
+			continue
+		}
+		vals[i] = v
+	}
+	var vb *memory.Buffer
+	if valid != nil {
+		vb = memory.NewBufferBytes(valid)
+	}
+	d := array.NewData(arrow.PrimitiveTypes.Int32, len(idx),
+		[]*memory.Buffer{vb, memory.NewBufferBytes(arrow.GetBytes(vals))}, nil, nulls, 0)
+	defer d.Release()
+	return array.MakeFromData(d)
+}
+
+// takeCols gathers rows idx (negative = NULL) of every column.
+func takeCols(mem memory.Allocator, cols []arrow.Array, idx []int32) ([]arrow.Array, error) {
+	ia := indexArray(idx)
+	defer ia.Release()
+	ctx := compute.WithAllocator(context.Background(), mem)
+	out := make([]arrow.Array, len(cols))
+	for i, c := range cols {
+		if c.DataType().ID() == arrow.NULL {
+			out[i] = array.MakeArrayOfNull(mem, arrow.Null, len(idx))
+			continue
+		}
+		a, err := compute.TakeArray(ctx, c, ia)
+		if err != nil {
+			releaseAll(out[:i])
+			return nil, sqlerr.Assertf("take: %v", err)
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
+// concatRecords concatenates recs (all of schema sc) into one record.
+func concatRecords(mem memory.Allocator, sc *arrow.Schema, recs []arrow.Record) (arrow.Record, error) {
+	if len(recs) == 1 {
+		recs[0].Retain()
+		return recs[0], nil
+	}
+	cols := make([]arrow.Array, sc.NumFields())
+	rows := 0
+	for _, r := range recs {
+		rows += int(r.NumRows())
+	}
+	for i := range cols {
+		if len(recs) == 0 {
+			cols[i] = array.MakeArrayOfNull(mem, sc.Field(i).Type, 0)
+			continue
+		}
+		parts := make([]arrow.Array, len(recs))
+		for j, r := range recs {
+			parts[j] = r.Column(i)
+		}
+		c, err := array.Concatenate(parts, mem)
+		if err != nil {
+			releaseAll(cols[:i])
+			return nil, sqlerr.Assertf("concatenate: %v", err)
+		}
+		cols[i] = c
+	}
+	return newRecord(sc, cols, rows), nil
+}
+
+// concatArrays concatenates same-typed arrays (at least one).
+func concatArrays(mem memory.Allocator, parts []arrow.Array) (arrow.Array, error) {
+	if len(parts) == 1 {
+		parts[0].Retain()
+		return parts[0], nil
+	}
+	c, err := array.Concatenate(parts, mem)
+	if err != nil {
+		return nil, sqlerr.Assertf("concatenate: %v", err)
+	}
+	return c, nil
+}
+
+// interleave builds an array whose row i is row rows[i] of srcs[src[i]];
+// a negative src gives NULL. All sources share type dt.
+func interleave(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, src, rows []int32) arrow.Array {
+	n := len(src)
+	switch dt.ID() {
+	case arrow.NULL:
+		return array.MakeArrayOfNull(mem, dt, n)
+	case arrow.INT8:
+		return interleaveFixed[int8](mem, dt, srcs, src, rows)
+	case arrow.INT16:
+		return interleaveFixed[int16](mem, dt, srcs, src, rows)
+	case arrow.INT32:
+		return interleaveFixed[int32](mem, dt, srcs, src, rows)
+	case arrow.INT64:
+		return interleaveFixed[int64](mem, dt, srcs, src, rows)
+	case arrow.FLOAT32:
+		return interleaveFixed[float32](mem, dt, srcs, src, rows)
+	case arrow.FLOAT64:
+		return interleaveFixed[float64](mem, dt, srcs, src, rows)
+	case arrow.DATE32:
+		return interleaveFixed[arrow.Date32](mem, dt, srcs, src, rows)
+	case arrow.TIMESTAMP:
+		return interleaveFixed[arrow.Timestamp](mem, dt, srcs, src, rows)
+	case arrow.DECIMAL128:
+		return interleaveFixed[decimal128.Num](mem, dt, srcs, src, rows)
+	case arrow.BOOL:
+		b := array.NewBooleanBuilder(mem)
+		defer b.Release()
+		b.Reserve(n)
+		for i, s := range src {
+			if s < 0 || srcs[s].IsNull(int(rows[i])) {
+				b.UnsafeAppendBoolToBitmap(false)
+				continue
+			}
+			b.UnsafeAppend(srcs[s].(*array.Boolean).Value(int(rows[i])))
+		}
+		return b.NewArray()
+	case arrow.STRING:
+		b := array.NewStringBuilder(mem)
+		defer b.Release()
+		b.Reserve(n)
+		ss := make([]*array.String, len(srcs))
+		for i, a := range srcs {
+			ss[i] = a.(*array.String)
+		}
+		for i, s := range src {
+			if s < 0 || ss[s].IsNull(int(rows[i])) {
+				b.AppendNull()
+				continue
+			}
+			b.Append(ss[s].Value(int(rows[i])))
+		}
+		return b.NewArray()
+	}
+	panic("op: interleave of unsupported type " + dt.String())
+}
+
+func interleaveFixed[T arrow.FixedWidthType](mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, src, rows []int32) arrow.Array {
+	n := len(src)
+	vals := make([][]T, len(srcs))
+	for i, a := range srcs {
+		vals[i] = arrow.GetValues[T](a.Data(), 1)
+	}
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	buf := memory.NewResizableBuffer(mem)
+	buf.Resize(n * size)
+	out := arrow.GetData[T](buf.Bytes())[:n]
+	vb := memory.NewResizableBuffer(mem)
+	vb.Resize((n + 7) / 8)
+	valid := vb.Bytes()
+	for i := range valid {
+		valid[i] = 0
+	}
+	nulls := 0
+	for i, s := range src {
+		r := int(rows[i])
+		if s < 0 || srcs[s].IsNull(r) {
+			out[i] = zero
+			nulls++
+			continue
+		}
+		out[i] = vals[s][r]
+		valid[i/8] |= 1 << (i % 8)
+	}
+	d := array.NewData(dt, n, []*memory.Buffer{vb, buf}, nil, nulls, 0)
+	buf.Release()
+	vb.Release()
+	defer d.Release()
+	return array.MakeFromData(d)
+}

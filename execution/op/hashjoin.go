@@ -1,0 +1,240 @@
+package op
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+// HashJoinSpec describes an equi join: the right child is the build side,
+// the left child is streamed.
+type HashJoinSpec struct {
+	Type JoinType
+	// LeftKeys[i] (over the left child's columns) is compared with
+	// RightKeys[i] (over the right child's); the planner has cast each pair
+	// to one type.
+	LeftKeys, RightKeys []expr.Expr
+	// NullSafe[i] marks a '<=>' key (NULL matches NULL); nil: all '='.
+	NullSafe []bool
+	// Other holds the residual conjuncts ("other join predicates"), over the
+	// left columns followed by the right columns. They decide whether a pair
+	// matches, also for outer, semi and anti joins (MySQL ON semantics).
+	Other []expr.Expr
+	// Output is left columns then right columns; only the left ones for
+	// LEFT SEMI/ANTI and NAAJ, only the right ones for RIGHT SEMI/ANTI.
+	Output []types.Column
+	// Mem is charged with the build side; nil is unlimited.
+	Mem *MemTracker
+}
+
+// HashJoin builds a hash table over the whole right side, then probes it
+// with each left batch.
+//
+// The table is a bucket array plus a per-row chain (Doris' JoinHashTable
+// layout): first[bucket] and next[row] are row numbers into the build
+// side, which is concatenated into one record, so a probe walks int32
+// arrays and compares pre-encoded key bytes, and output is gathered with
+// one Take per column per batch.
+type HashJoin struct {
+	core  *joinCore
+	right Operator
+	spec  HashJoinSpec
+	mem   memCharge
+	built bool
+
+	// build side
+	bits  uint
+	first []int32 // bucket → row+1
+	nextR []int32 // row → next row+1 in its chain
+	bHash []uint64
+	bKeys encKeys
+	// probe cursor
+	pKeys    encKeys
+	pHash    []uint64
+	row      int
+	chain    int32 // next candidate of row (row+1), 0: start row fresh
+	firstHit bool  // semi/anti without residual: one match decides
+	// bFixed/pFixed: one key column of 8-byte encoding on the build/probe side.
+	bFixed, pFixed bool
+}
+
+var _ Operator = (*HashJoin)(nil)
+
+// NewHashJoin returns a hash join of left (probe) and right (build).
+func NewHashJoin(env *Env, left, right Operator, spec HashJoinSpec) (*HashJoin, error) {
+	if len(spec.LeftKeys) == 0 || len(spec.LeftKeys) != len(spec.RightKeys) {
+		return nil, sqlerr.Assertf("hash join needs matching key lists, got %d and %d", len(spec.LeftKeys), len(spec.RightKeys))
+	}
+	if spec.NullSafe != nil && len(spec.NullSafe) != len(spec.LeftKeys) {
+		return nil, sqlerr.Assertf("hash join: %d null-safe flags for %d keys", len(spec.NullSafe), len(spec.LeftKeys))
+	}
+	if spec.Type == CrossJoin {
+		return nil, sqlerr.Assertf("hash join cannot be a cross join")
+	}
+	core, err := newJoinCore("HashJoin", env, spec.Type, left, right.Schema(), spec.Other, types.ArrowSchema(spec.Output))
+	if err != nil {
+		return nil, err
+	}
+	if spec.NullSafe == nil {
+		spec.NullSafe = make([]bool, len(spec.LeftKeys))
+	}
+	h := &HashJoin{core: core, right: right, spec: spec, mem: memCharge{t: spec.Mem.Child("HashJoin")}}
+	h.firstHit = spec.Other == nil && !spec.Type.emitsPairs() && !spec.Type.tracksBuild()
+	core.src = h
+	return h, nil
+}
+
+func (h *HashJoin) Schema() *arrow.Schema { return h.core.out }
+
+func (h *HashJoin) Next(ctx context.Context) (arrow.Record, error) {
+	if !h.built {
+		if err := h.buildTable(ctx); err != nil {
+			return nil, err
+		}
+		h.built = true
+	}
+	return h.core.next(ctx)
+}
+
+// buildTable drains the right child into one record and indexes it.
+func (h *HashJoin) buildTable(ctx context.Context) error {
+	var recs []arrow.Record
+	defer func() { releaseRecs(recs) }()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := h.right.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		recs = append(recs, rec)
+		if err := h.mem.add(recordBytes(rec)); err != nil {
+			return err
+		}
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	build, err := concatRecords(h.core.env.Mem, h.right.Schema(), recs)
+	if err != nil {
+		return err
+	}
+	h.core.build = build
+	n := int(build.NumRows())
+	keys, err := evalCols(h.core.env, h.spec.RightKeys, build)
+	if err != nil {
+		return err
+	}
+	defer releaseAll(keys)
+	h.bKeys.encode(keys, h.spec.NullSafe)
+	h.bFixed = len(keys) == 1 && fixedWidth(keys[0]) == 8 && keys[0].DataType().ID() != arrow.NULL
+	h.bHash = hashKeys(keys, nil)
+	h.core.buildNull = h.bKeys.anyNull
+	h.bits = tableBits(n)
+	h.first = make([]int32, 1<<h.bits)
+	h.nextR = make([]int32, n)
+	// Insert backwards so each chain lists rows in build order.
+	for i := n - 1; i >= 0; i-- {
+		if h.bKeys.null[i] {
+			continue
+		}
+		b := bucketOf(h.bHash[i], h.bits)
+		h.nextR[i] = h.first[b]
+		h.first[b] = int32(i + 1)
+	}
+	if h.core.typ.tracksBuild() {
+		h.core.buildMatched = make([]bool, n)
+	}
+	tbl := int64(len(h.first)*4+len(h.nextR)*4+len(h.bHash)*8+len(h.bKeys.buf)+len(h.bKeys.offs)*4+n) + recordBytes(build)
+	h.mem.releaseAll()
+	return h.mem.add(tbl)
+}
+
+func (h *HashJoin) start(probe arrow.Record) error {
+	keys, err := evalCols(h.core.env, h.spec.LeftKeys, probe)
+	if err != nil {
+		return err
+	}
+	h.pKeys.encode(keys, h.spec.NullSafe)
+	h.pFixed = len(keys) == 1 && fixedWidth(keys[0]) == 8 && keys[0].DataType().ID() != arrow.NULL
+	h.pHash = hashKeys(keys, h.pHash)
+	releaseAll(keys)
+	h.row, h.chain = 0, 0
+	return nil
+}
+
+func (h *HashJoin) probeNull(i int) bool { return h.pKeys.null[i] }
+
+func (h *HashJoin) next(pl, pr []int32, limit int) ([]int32, []int32, bool) {
+	n := len(h.pHash)
+	if len(h.first) == 0 {
+		return pl, pr, true
+	}
+	bk, boffs, bhash := h.bKeys.buf, h.bKeys.offs, h.bHash
+	one := h.bFixed && h.pFixed
+	for h.row < n {
+		i := h.row
+		c := h.chain
+		if c == 0 {
+			if h.pKeys.null[i] {
+				h.row++
+				continue
+			}
+			c = h.first[bucketOf(h.pHash[i], h.bits)]
+		}
+		hv := h.pHash[i]
+		k := h.pKeys.key(i)
+		for c != 0 {
+			r := c - 1
+			c = h.nextR[r]
+			if bhash[r] != hv {
+				continue
+			}
+			if one {
+				// A single fixed-width key: marker byte + 8 value bytes.
+				o := boffs[r]
+				if bk[o] != k[0] || binary.LittleEndian.Uint64(bk[o+1:]) != binary.LittleEndian.Uint64(k[1:]) {
+					continue
+				}
+			} else if !bytes.Equal(bk[boffs[r]:boffs[r+1]], k) {
+				continue
+			}
+			pl = append(pl, int32(i))
+			pr = append(pr, r)
+			if h.firstHit {
+				c = 0
+				break
+			}
+			if len(pl) == limit {
+				break
+			}
+		}
+		if c != 0 {
+			h.chain = c // resume this row's chain next call
+			return pl, pr, false
+		}
+		h.chain = 0
+		h.row++
+		if len(pl) >= limit {
+			return pl, pr, h.row >= n
+		}
+	}
+	return pl, pr, true
+}
+
+func (h *HashJoin) Close() {
+	h.core.close()
+	h.core.left.Close()
+	h.right.Close()
+	h.mem.releaseAll()
+}

@@ -1,0 +1,138 @@
+package op
+
+import (
+	"context"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+// NestedLoopJoinSpec describes a join without equi keys.
+type NestedLoopJoinSpec struct {
+	// Type is one of CrossJoin, InnerJoin, LeftOuterJoin, LeftSemiJoin,
+	// LeftAntiJoin, NullAwareLeftAntiJoin.
+	Type JoinType
+	// Conjuncts are the join predicates over the left columns followed by the
+	// right columns; empty for a cross join. For NullAwareLeftAntiJoin they
+	// are the NOT IN comparison: a probe row is kept only if they are FALSE
+	// (not TRUE, not NULL) for every build row.
+	Conjuncts []expr.Expr
+	// Output is left columns then right columns (only left ones for semi,
+	// anti and NAAJ).
+	Output []types.Column
+	// Mem is charged with the materialized right side; nil is unlimited.
+	Mem *MemTracker
+}
+
+// NestedLoopJoin materializes the right side and pairs every left row with
+// every right row, evaluating the predicates over chunks of pairs.
+type NestedLoopJoin struct {
+	core  *joinCore
+	right Operator
+	mem   memCharge
+	built bool
+	// cursor over the current probe batch
+	n, row, col int
+}
+
+var _ Operator = (*NestedLoopJoin)(nil)
+
+// NewNestedLoopJoin joins left (streamed) with right (materialized).
+func NewNestedLoopJoin(env *Env, left, right Operator, spec NestedLoopJoinSpec) (*NestedLoopJoin, error) {
+	switch spec.Type {
+	case CrossJoin, InnerJoin, LeftOuterJoin, LeftSemiJoin, LeftAntiJoin, NullAwareLeftAntiJoin:
+	default:
+		return nil, sqlerr.Assertf("nested loop join does not run %s", spec.Type)
+	}
+	core, err := newJoinCore("NestedLoopJoin", env, spec.Type, left, right.Schema(), spec.Conjuncts, types.ArrowSchema(spec.Output))
+	if err != nil {
+		return nil, err
+	}
+	core.nullIsMatch = spec.Type == NullAwareLeftAntiJoin
+	j := &NestedLoopJoin{core: core, right: right, mem: memCharge{t: spec.Mem.Child("NestedLoopJoin")}}
+	core.src = j
+	return j, nil
+}
+
+func (j *NestedLoopJoin) Schema() *arrow.Schema { return j.core.out }
+
+func (j *NestedLoopJoin) Next(ctx context.Context) (arrow.Record, error) {
+	if !j.built {
+		if err := j.buildSide(ctx); err != nil {
+			return nil, err
+		}
+		j.built = true
+	}
+	return j.core.next(ctx)
+}
+
+func (j *NestedLoopJoin) buildSide(ctx context.Context) error {
+	var recs []arrow.Record
+	defer func() { releaseRecs(recs) }()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := j.right.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		recs = append(recs, rec)
+		if err := j.mem.add(recordBytes(rec)); err != nil {
+			return err
+		}
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	b, err := concatRecords(j.core.env.Mem, j.right.Schema(), recs)
+	if err != nil {
+		return err
+	}
+	j.core.build = b
+	return nil
+}
+
+func (j *NestedLoopJoin) start(probe arrow.Record) error {
+	j.n, j.row, j.col = int(probe.NumRows()), 0, 0
+	return nil
+}
+
+func (j *NestedLoopJoin) probeNull(int) bool { return false }
+
+func (j *NestedLoopJoin) next(pl, pr []int32, limit int) ([]int32, []int32, bool) {
+	nb := j.core.buildRows()
+	if nb == 0 {
+		return pl, pr, true
+	}
+	for j.row < j.n && len(pl) < limit {
+		// Semi and anti rows are decided by their first match.
+		if !j.core.typ.emitsPairs() && j.core.probeMatched[j.row] {
+			j.row, j.col = j.row+1, 0
+			continue
+		}
+		end := min(nb, j.col+limit-len(pl))
+		for c := j.col; c < end; c++ {
+			pl = append(pl, int32(j.row))
+			pr = append(pr, int32(c))
+		}
+		j.col = end
+		if j.col == nb {
+			j.row, j.col = j.row+1, 0
+		}
+	}
+	return pl, pr, j.row >= j.n
+}
+
+func (j *NestedLoopJoin) Close() {
+	j.core.close()
+	j.core.left.Close()
+	j.right.Close()
+	j.mem.releaseAll()
+}

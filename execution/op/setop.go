@@ -1,0 +1,227 @@
+package op
+
+import (
+	"context"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+// SetOpKind is a set operation; all but UnionAll remove duplicates, and
+// NULLs compare equal (MySQL).
+type SetOpKind uint8
+
+const (
+	UnionAll SetOpKind = iota
+	UnionDistinct
+	Intersect
+	Except
+)
+
+// SetOpSpec describes a set operation over children of one row type.
+type SetOpSpec struct {
+	Kind SetOpKind
+	// Output names the result columns; children's columns have its types.
+	Output []types.Column
+	// Mem is charged with the distinct rows; nil is unlimited.
+	Mem *MemTracker
+}
+
+// SetOp is UNION [ALL], INTERSECT and EXCEPT. UNION ALL streams its
+// children in order; UNION DISTINCT streams the first occurrence of each
+// row; INTERSECT and EXCEPT hash the first child's distinct rows, then mark
+// or remove them while reading the others, and emit at the end.
+type SetOp struct {
+	env      *Env
+	children []Operator
+	spec     SetOpSpec
+	sc       *arrow.Schema
+	mem      memCharge
+	cur      int
+
+	table   *groupTable
+	parts   []arrow.Record // first-child rows that made groups (INTERSECT/EXCEPT)
+	marks   []int32        // per group: last child seen in (INTERSECT), -1 removed (EXCEPT)
+	gids    []int32
+	newRows []int32
+	result  arrow.Record
+	order   []int32
+	pos     int
+	built   bool
+}
+
+var _ Operator = (*SetOp)(nil)
+
+// NewSetOp combines children by spec.Kind.
+func NewSetOp(env *Env, children []Operator, spec SetOpSpec) *SetOp {
+	s := &SetOp{env: env, children: children, spec: spec, sc: types.ArrowSchema(spec.Output),
+		mem: memCharge{t: spec.Mem.Child("SetOp")}}
+	if spec.Kind != UnionAll {
+		s.table = newGroupTable()
+	}
+	return s
+}
+
+// NewDistinct is SELECT DISTINCT over child: the first occurrence of each
+// row, streamed.
+func NewDistinct(env *Env, child Operator, output []types.Column, mem *MemTracker) *SetOp {
+	return NewSetOp(env, []Operator{child}, SetOpSpec{Kind: UnionDistinct, Output: output, Mem: mem})
+}
+
+func (s *SetOp) Schema() *arrow.Schema { return s.sc }
+
+func (s *SetOp) Next(ctx context.Context) (arrow.Record, error) {
+	switch s.spec.Kind {
+	case UnionAll, UnionDistinct:
+		return s.nextUnion(ctx)
+	}
+	if !s.built {
+		if err := s.build(ctx); err != nil {
+			return nil, err
+		}
+		s.built = true
+	}
+	if s.pos >= len(s.order) {
+		return nil, io.EOF
+	}
+	end := min(len(s.order), s.pos+maxBatchRows)
+	cols, err := takeCols(s.env.Mem, s.result.Columns(), s.order[s.pos:end])
+	if err != nil {
+		return nil, err
+	}
+	n := end - s.pos
+	s.pos = end
+	return newRecord(s.sc, cols, n), nil
+}
+
+func (s *SetOp) nextUnion(ctx context.Context) (arrow.Record, error) {
+	for s.cur < len(s.children) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rec, err := s.children[s.cur].Next(ctx)
+		if err == io.EOF {
+			s.cur++
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if s.table == nil {
+			out := array.NewRecord(s.sc, rec.Columns(), rec.NumRows())
+			rec.Release()
+			return out, nil
+		}
+		before := s.table.memBytes()
+		s.gids, s.newRows = s.table.insert(rec.Columns(), s.gids, s.newRows)
+		if err := s.mem.add(s.table.memBytes() - before); err != nil {
+			rec.Release()
+			return nil, err
+		}
+		if len(s.newRows) == 0 {
+			rec.Release()
+			continue
+		}
+		if len(s.newRows) == int(rec.NumRows()) {
+			out := array.NewRecord(s.sc, rec.Columns(), rec.NumRows())
+			rec.Release()
+			return out, nil
+		}
+		cols, err := takeCols(s.env.Mem, rec.Columns(), s.newRows)
+		rec.Release()
+		if err != nil {
+			return nil, err
+		}
+		return newRecord(s.sc, cols, len(s.newRows)), nil
+	}
+	return nil, io.EOF
+}
+
+func (s *SetOp) build(ctx context.Context) error {
+	for ci, child := range s.children {
+		for {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			rec, err := child.Next(ctx)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			err = s.addBatch(ci, rec)
+			rec.Release()
+			if err != nil {
+				return err
+			}
+		}
+		if ci == 0 && s.table.len() == 0 {
+			break // empty first input: the result is empty
+		}
+	}
+	if len(s.parts) > 0 {
+		r, err := concatRecords(s.env.Mem, s.sc, s.parts)
+		if err != nil {
+			return err
+		}
+		s.result = r
+	}
+	last := int32(len(s.children) - 1)
+	for g, m := range s.marks {
+		if s.spec.Kind == Intersect && m == last || s.spec.Kind == Except && m >= 0 {
+			s.order = append(s.order, int32(g))
+		}
+	}
+	return nil
+}
+
+func (s *SetOp) addBatch(child int, rec arrow.Record) error {
+	if child == 0 {
+		before := s.table.memBytes()
+		s.gids, s.newRows = s.table.insert(rec.Columns(), s.gids, s.newRows)
+		if len(s.newRows) > 0 {
+			cols, err := takeCols(s.env.Mem, rec.Columns(), s.newRows)
+			if err != nil {
+				return err
+			}
+			part := newRecord(s.sc, cols, len(s.newRows))
+			s.parts = append(s.parts, part)
+			s.marks = resizeSlice(s.marks, s.table.len())
+			if err := s.mem.add(recordBytes(part)); err != nil {
+				return err
+			}
+		}
+		return s.mem.add(s.table.memBytes() - before)
+	}
+	s.gids = s.table.lookup(rec.Columns(), s.gids)
+	for _, g := range s.gids {
+		if g < 0 {
+			continue
+		}
+		switch s.spec.Kind {
+		case Intersect:
+			if s.marks[g] == int32(child-1) {
+				s.marks[g] = int32(child)
+			}
+		case Except:
+			s.marks[g] = -1
+		}
+	}
+	return nil
+}
+
+func (s *SetOp) Close() {
+	releaseRecs(s.parts)
+	s.parts = nil
+	if s.result != nil {
+		s.result.Release()
+		s.result = nil
+	}
+	s.mem.releaseAll()
+	for _, c := range s.children {
+		c.Close()
+	}
+}

@@ -1,0 +1,99 @@
+package op
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+var setCols = cols("a", types.BigIntT, "b", types.StringT)
+
+func setRows(r *rand.Rand, n, k int) []row {
+	out := make([]row, n)
+	for i := range out {
+		var b any = fmt.Sprint("x", r.Intn(3))
+		if r.Intn(6) == 0 {
+			b = nil
+		}
+		out[i] = row{randVal(r, k, 0.1), b}
+	}
+	return out
+}
+
+func naiveSetOp(kind SetOpKind, ins [][]row) []string {
+	var out []string
+	if kind == UnionAll {
+		for _, in := range ins {
+			out = append(out, fmtRows(in)...)
+		}
+		return out
+	}
+	seen := map[string]bool{}
+	var first []string
+	for _, r := range fmtRows(ins[0]) {
+		if !seen[r] {
+			seen[r] = true
+			first = append(first, r)
+		}
+	}
+	if kind == UnionDistinct {
+		for _, in := range ins[1:] {
+			for _, r := range fmtRows(in) {
+				if !seen[r] {
+					seen[r] = true
+					first = append(first, r)
+				}
+			}
+		}
+		return first
+	}
+	for _, r := range first {
+		keep := true
+		for _, in := range ins[1:] {
+			found := false
+			for _, x := range fmtRows(in) {
+				found = found || x == r
+			}
+			if kind == Intersect {
+				keep = keep && found
+			} else if found {
+				keep = false
+			}
+		}
+		if keep {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func TestSetOps(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	for _, sizes := range [][3]int{{0, 0, 0}, {0, 10, 10}, {10, 0, 10}, {300, 200, 250}, {6000, 50, 50}} {
+		for _, kind := range []SetOpKind{UnionAll, UnionDistinct, Intersect, Except} {
+			var ins [][]row
+			for _, n := range sizes {
+				ins = append(ins, setRows(r, n, 8+n/10))
+			}
+			mem, check := checked(t)
+			var children []Operator
+			for _, in := range ins {
+				children = append(children, newSource(mem, setCols, in, 1000))
+			}
+			s := NewSetOp(testEnv(mem), children, SetOpSpec{Kind: kind, Output: setCols, Mem: NewMemTracker(0)})
+			got := drain(t, s)
+			s.Close()
+			check()
+			equalRows(t, got, naiveSetOp(kind, ins))
+		}
+	}
+	mem, check := checked(t)
+	defer check()
+	in := setRows(r, 5000, 30)
+	d := NewDistinct(testEnv(mem), newSource(mem, setCols, in, 999), setCols, nil)
+	got := drain(t, d)
+	d.Close()
+	equalRows(t, got, naiveSetOp(UnionDistinct, [][]row{in}))
+}

@@ -1,0 +1,104 @@
+package dorisgo_test
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const mod = "github.com/dorisgo/dorisgo/"
+
+// rule says which of the module's packages and which outside modules a
+// package (matched by prefix) may import directly. Data flows one way:
+// wire → parse → bind → plan → fragments → execute → results (STYLE.md §1).
+type rule struct {
+	pkg     string
+	ours    []string // allowed internal prefixes
+	foreign []string // allowed external module prefixes, beyond the standard library
+}
+
+var arrow = "github.com/apache/arrow-go/"
+
+var rules = []rule{
+	{"sql/sqlerr", nil, nil},
+	{"sql/types", []string{"sql/sqlerr"}, []string{arrow, "github.com/zeebo/xxh3"}},
+	{"sql/parser", []string{"sql/types", "sql/sqlerr"}, []string{"github.com/dolthub/vitess/"}},
+	{"sql/expr", []string{"sql/types", "sql/sqlerr"}, []string{arrow}},
+	{"sql/eval", []string{"sql/expr", "sql/types", "sql/sqlerr"}, []string{arrow}},
+	{"storage", []string{"sql/types", "sql/sqlerr"}, []string{"github.com/cockroachdb/pebble/", arrow, "github.com/cockroachdb/"}},
+	{"catalog", []string{"storage", "sql/types", "sql/sqlerr"}, []string{arrow}},
+	{"planner/bind", []string{"planner/logical", "catalog", "storage", "sql/"}, []string{"github.com/dolthub/vitess/"}},
+	{"planner/", []string{"planner/", "catalog", "storage", "sql/types", "sql/sqlerr", "sql/expr", "sql/eval"}, []string{arrow}},
+	{"execution/coord", []string{"execution/", "planner/fragment", "catalog", "storage", "sql/types", "sql/sqlerr", "sql/expr", "sql/eval"}, []string{arrow, "google.golang.org/grpc"}},
+	{"execution/", []string{"execution/", "planner/fragment", "storage", "sql/types", "sql/sqlerr", "sql/expr", "sql/eval"}, []string{arrow, "google.golang.org/grpc", "github.com/cockroachdb/swiss"}},
+	{"server/wire", []string{"sql/types", "sql/sqlerr"}, []string{"github.com/go-mysql-org/go-mysql/", arrow}},
+	{"server", []string{""}, []string{arrow, "github.com/dolthub/vitess/", "github.com/prometheus/"}},
+	{"cmd/", []string{""}, nil},
+	{"bench", []string{""}, nil},
+}
+
+type pkgInfo struct {
+	ImportPath string
+	Imports    []string
+	Standard   bool
+}
+
+func TestLayers(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	checked := 0
+	for dec.More() {
+		var p pkgInfo
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		if p.ImportPath+"/" == mod {
+			continue // this test's own package
+		}
+		rel := strings.TrimPrefix(p.ImportPath, mod)
+		var r *rule
+		for i := range rules {
+			if rel == rules[i].pkg || strings.HasPrefix(rel, rules[i].pkg) && strings.HasSuffix(rules[i].pkg, "/") ||
+				strings.HasPrefix(rel, rules[i].pkg+"/") {
+				r = &rules[i]
+				break
+			}
+		}
+		if r == nil {
+			t.Errorf("package %s has no layering rule", rel)
+			continue
+		}
+		checked++
+		for _, imp := range p.Imports {
+			if strings.HasPrefix(imp, mod) {
+				dep := strings.TrimPrefix(imp, mod)
+				if !hasPrefix(dep, r.ours) {
+					t.Errorf("%s imports %s: not allowed by its layer", rel, dep)
+				}
+				continue
+			}
+			if !strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") {
+				continue // standard library
+			}
+			if !hasPrefix(imp, r.foreign) {
+				t.Errorf("%s imports %s: only its layer's owner may", rel, imp)
+			}
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("only %d packages checked", checked)
+	}
+}
+
+func hasPrefix(s string, ps []string) bool {
+	for _, p := range ps {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,386 @@
+package bind
+
+import (
+	"strings"
+
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/dorisgo/dorisgo/planner/logical"
+	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/parser"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+// fromResult is a bound FROM clause.
+type fromResult struct {
+	node logical.Node
+	// visible are the columns * expands to (USING/NATURAL joins show a
+	// shared column once).
+	visible []logical.Column
+}
+
+// origin records where a column came from, for result metadata.
+type origin struct {
+	db, table string
+}
+
+// originOf remembers table columns' origins (set when scans are bound).
+func (b *Binder) setOrigin(c logical.Column, db, table string) {
+	if b.origins == nil {
+		b.origins = map[logical.ColumnID]origin{}
+	}
+	b.origins[c.ID] = origin{db: db, table: table}
+}
+
+func (b *Binder) origin(c logical.Column, name string) Output {
+	o := b.origins[c.ID]
+	return Output{Name: name, Schema: o.db, Table: c.Table, OrgTable: o.table, OrgName: c.Name}
+}
+
+// cte is one WITH definition.
+type cte struct {
+	stmt sqlparser.SelectStatement
+	cols []string
+}
+
+func (b *Binder) pushWith(w *sqlparser.With) (func(), error) {
+	if w.Recursive {
+		return nil, sqlerr.NotSupportedYet.New("WITH RECURSIVE")
+	}
+	m := map[string]*cte{}
+	b.ctes = append(b.ctes, m)
+	for _, c := range w.Ctes {
+		sq, ok := c.AliasedTableExpr.Expr.(*sqlparser.Subquery)
+		if !ok {
+			return nil, sqlerr.NotSupportedYet.New("this WITH form")
+		}
+		var cols []string
+		for _, ci := range c.Columns {
+			cols = append(cols, ci.String())
+		}
+		m[strings.ToLower(c.AliasedTableExpr.As.String())] = &cte{stmt: sq.Select, cols: cols}
+	}
+	return func() { b.ctes = b.ctes[:len(b.ctes)-1] }, nil
+}
+
+func (b *Binder) lookupCTE(name string) *cte {
+	for i := len(b.ctes) - 1; i >= 0; i-- {
+		if c, ok := b.ctes[i][strings.ToLower(name)]; ok {
+			return c
+		}
+	}
+	return nil
+}
+
+// bindFrom binds a FROM clause; comma-separated items are cross joins
+// (WHERE conjuncts are pushed into them by the rewrite rules).
+func (b *Binder) bindFrom(from sqlparser.TableExprs, outer *scope) (*fromResult, error) {
+	if len(from) == 0 {
+		return &fromResult{node: &logical.Values{Rows: [][]expr.Expr{{}}}}, nil
+	}
+	var acc *fromResult
+	for _, te := range from {
+		r, err := b.bindTableExpr(te, outer)
+		if err != nil {
+			return nil, err
+		}
+		if acc == nil {
+			acc = r
+			continue
+		}
+		if err := checkUniqueAliases(acc.node.Columns(), r.node.Columns()); err != nil {
+			return nil, err
+		}
+		acc = &fromResult{node: &logical.Join{Type: logical.CrossJoin, Left: acc.node, Right: r.node},
+			visible: append(append([]logical.Column{}, acc.visible...), r.visible...)}
+	}
+	return acc, nil
+}
+
+func checkUniqueAliases(l, r []logical.Column) error {
+	seen := map[string]bool{}
+	for _, c := range l {
+		if c.Table != "" {
+			seen[strings.ToLower(c.Table)] = true
+		}
+	}
+	for _, c := range r {
+		if c.Table != "" && seen[strings.ToLower(c.Table)] {
+			return sqlerr.NonUniqTable.New(c.Table)
+		}
+	}
+	return nil
+}
+
+func (b *Binder) bindTableExpr(te sqlparser.TableExpr, outer *scope) (*fromResult, error) {
+	switch n := te.(type) {
+	case *sqlparser.AliasedTableExpr:
+		return b.bindAliased(n, outer)
+	case *sqlparser.ParenTableExpr:
+		return b.bindFrom(n.Exprs, outer)
+	case *sqlparser.JoinTableExpr:
+		return b.bindJoin(n, outer)
+	}
+	return nil, sqlerr.NotSupportedYet.New(sqlparser.String(te))
+}
+
+func (b *Binder) bindAliased(n *sqlparser.AliasedTableExpr, outer *scope) (*fromResult, error) {
+	alias := n.As.String()
+	switch e := n.Expr.(type) {
+	case sqlparser.TableName:
+		name := e.Name.String()
+		db := e.DbQualifier.String()
+		if alias == "" {
+			alias = name
+		}
+		if db == "" {
+			if c := b.lookupCTE(name); c != nil {
+				q, err := b.bindQuery(c.stmt, nil)
+				if err != nil {
+					return nil, err
+				}
+				return b.derived(q, alias, c.cols)
+			}
+			if strings.EqualFold(name, "dual") {
+				return &fromResult{node: &logical.Values{Rows: [][]expr.Expr{{}}}}, nil
+			}
+			db = b.ctx.DB
+		}
+		if b.ctx.Virtual != nil {
+			cols, rows, ok, err := b.ctx.Virtual.VirtualTable(db, name)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				v := b.values(alias, cols, rows)
+				for _, c := range v.Cols {
+					b.setOrigin(c, db, name)
+				}
+				return &fromResult{node: v, visible: v.Cols}, nil
+			}
+		}
+		db, t, err := b.resolveTable(db, name)
+		if err != nil {
+			return nil, err
+		}
+		sc := &logical.Scan{DB: db, Table: t, Alias: alias}
+		for i, c := range t.Columns {
+			col := b.newCol(alias, c.Name, c.Type, c.Nullable)
+			b.setOrigin(col, db, t.Name)
+			sc.Cols = append(sc.Cols, col)
+			sc.Ords = append(sc.Ords, i)
+		}
+		return &fromResult{node: sc, visible: sc.Cols}, nil
+	case *sqlparser.Subquery:
+		if alias == "" {
+			return nil, sqlerr.DerivedMustAlias.New()
+		}
+		q, err := b.bindQuery(e.Select, nil)
+		if err != nil {
+			return nil, err
+		}
+		var names []string
+		for _, c := range n.Partitions {
+			_ = c
+		}
+		return b.derived(q, alias, names)
+	}
+	return nil, sqlerr.NotSupportedYet.New(sqlparser.String(n))
+}
+
+// derived exposes a subquery's output as a table named alias.
+func (b *Binder) derived(q *Query, alias string, names []string) (*fromResult, error) {
+	in := q.Plan.Columns()
+	if len(names) > 0 && len(names) != len(in) {
+		return nil, sqlerr.WrongValueCount.New(1)
+	}
+	p := &logical.Project{Input: q.Plan}
+	seen := map[string]bool{}
+	for i, c := range in {
+		name := q.Outputs[i].Name
+		if len(names) > 0 {
+			name = names[i]
+		}
+		if seen[strings.ToLower(name)] {
+			return nil, sqlerr.DupFieldName.New(name)
+		}
+		seen[strings.ToLower(name)] = true
+		nc := b.newCol(alias, name, c.T, c.Null)
+		if o, ok := b.origins[c.ID]; ok {
+			b.setOrigin(nc, o.db, o.table)
+		}
+		p.Exprs = append(p.Exprs, c.Ref())
+		p.Cols = append(p.Cols, nc)
+	}
+	return &fromResult{node: p, visible: p.Cols}, nil
+}
+
+func (b *Binder) values(alias string, cols []types.Column, rows [][]types.Datum) *logical.Values {
+	v := &logical.Values{}
+	for _, c := range cols {
+		v.Cols = append(v.Cols, b.newCol(alias, c.Name, c.Type, c.Nullable))
+	}
+	for _, r := range rows {
+		row := make([]expr.Expr, len(r))
+		for i, d := range r {
+			if !d.Null {
+				d.T = cols[i].Type
+			} else {
+				d = types.NullDatum(cols[i].Type)
+			}
+			row[i] = expr.Lit(d)
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	return v
+}
+
+var joinTypes = map[string]logical.JoinType{
+	"join": logical.InnerJoin, "inner join": logical.InnerJoin, "cross join": logical.InnerJoin,
+	"straight_join": logical.InnerJoin, "left join": logical.LeftOuterJoin, "left outer join": logical.LeftOuterJoin,
+	"right join": logical.RightOuterJoin, "right outer join": logical.RightOuterJoin,
+	"full outer join": logical.FullOuterJoin, "full join": logical.FullOuterJoin,
+	"natural join": logical.InnerJoin, "natural left join": logical.LeftOuterJoin, "natural right join": logical.RightOuterJoin,
+}
+
+func (b *Binder) bindJoin(n *sqlparser.JoinTableExpr, outer *scope) (*fromResult, error) {
+	l, err := b.bindTableExpr(n.LeftExpr, outer)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.bindTableExpr(n.RightExpr, outer)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkUniqueAliases(l.node.Columns(), r.node.Columns()); err != nil {
+		return nil, err
+	}
+	kind := strings.ToLower(n.Join)
+	jt, ok := joinTypes[kind]
+	if !ok {
+		return nil, sqlerr.NotSupportedYet.New(strings.ToUpper(n.Join))
+	}
+	j := &logical.Join{Type: jt, Left: l.node, Right: r.node}
+	if b.ctx.Hints != nil {
+		if h, ok := b.ctx.Hints.Join[n]; ok {
+			j.Hint = logical.JoinHint{Kind: hintKind(h.Kind), Text: h.Text}
+		}
+	}
+	visible := append(append([]logical.Column{}, l.visible...), r.visible...)
+	var conds []expr.Expr
+	using := n.Condition.Using
+	if strings.HasPrefix(kind, "natural") {
+		for _, lc := range l.visible {
+			for _, rc := range r.visible {
+				if strings.EqualFold(lc.Name, rc.Name) {
+					using = append(using, sqlparser.NewColIdent(lc.Name))
+				}
+			}
+		}
+	}
+	if len(using) > 0 {
+		drop := map[logical.ColumnID]bool{}
+		for _, u := range using {
+			lc, err := (&scope{cols: l.visible, clause: "from clause"}).lookup("", u.String())
+			if err != nil {
+				return nil, err
+			}
+			rc, err := (&scope{cols: r.visible, clause: "from clause"}).lookup("", u.String())
+			if err != nil {
+				return nil, err
+			}
+			eq, err := expr.NewCall("eq", lc.Ref(), rc.Ref())
+			if err != nil {
+				return nil, err
+			}
+			conds = append(conds, eq)
+			if jt == logical.RightOuterJoin {
+				drop[lc.ID] = true
+			} else {
+				drop[rc.ID] = true
+			}
+		}
+		var vis []logical.Column
+		for _, c := range visible {
+			if !drop[c.ID] {
+				vis = append(vis, c)
+			}
+		}
+		visible = vis
+	} else if n.Condition.On != nil {
+		s := &scope{cols: append(append([]logical.Column{}, l.node.Columns()...), r.node.Columns()...), clause: "on clause", outer: outer}
+		x, err := b.bindExpr(n.Condition.On, s)
+		if err != nil {
+			return nil, err
+		}
+		conds = splitAnd(x)
+	}
+	if len(conds) == 0 && jt == logical.InnerJoin {
+		j.Type = logical.CrossJoin
+	}
+	j.Equi, j.Other = SplitJoinConds(conds, l.node.Columns(), r.node.Columns())
+	return &fromResult{node: j, visible: visible}, nil
+}
+
+func hintKind(k parser.JoinHintKind) logical.HintKind {
+	switch k {
+	case parser.HintShuffle:
+		return logical.HintShuffle
+	case parser.HintBroadcast:
+		return logical.HintBroadcast
+	case parser.HintBucket:
+		return logical.HintBucket
+	case parser.HintColocate:
+		return logical.HintColocate
+	}
+	return logical.HintNone
+}
+
+// SplitJoinConds separates conjuncts of the form l = r (or l <=> r), with l
+// over the left columns only and r over the right only, from the rest.
+func SplitJoinConds(conds []expr.Expr, left, right []logical.Column) ([]logical.EquiCond, []expr.Expr) {
+	lset, rset := idSet(left), idSet(right)
+	var equi []logical.EquiCond
+	var other []expr.Expr
+	for _, c := range conds {
+		call, ok := c.(*expr.Call)
+		if ok && (call.Fn == "eq" || call.Fn == "null_safe_eq") && len(call.Args) == 2 {
+			a, z := call.Args[0], call.Args[1]
+			ns := call.Fn == "null_safe_eq"
+			switch {
+			case refsWithin(a, lset) && refsWithin(z, rset):
+				equi = append(equi, logical.EquiCond{L: a, R: z, NullSafe: ns})
+				continue
+			case refsWithin(a, rset) && refsWithin(z, lset):
+				equi = append(equi, logical.EquiCond{L: z, R: a, NullSafe: ns})
+				continue
+			}
+		}
+		other = append(other, c)
+	}
+	return equi, other
+}
+
+func idSet(cols []logical.Column) map[int]bool {
+	m := make(map[int]bool, len(cols))
+	for _, c := range cols {
+		m[int(c.ID)] = true
+	}
+	return m
+}
+
+// refsWithin: e references at least one column, all of them in set.
+func refsWithin(e expr.Expr, set map[int]bool) bool {
+	n, ok := 0, true
+	expr.Walk(e, func(x expr.Expr) bool {
+		if r, isRef := x.(*expr.ColRef); isRef {
+			n++
+			if !set[r.Index] {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok && n > 0
+}

@@ -1,0 +1,210 @@
+package logical
+
+import (
+	"github.com/dorisgo/dorisgo/sql/expr"
+)
+
+// JoinType is the logical join type.
+type JoinType uint8
+
+const (
+	InnerJoin JoinType = iota
+	LeftOuterJoin
+	RightOuterJoin
+	FullOuterJoin
+	LeftSemiJoin
+	LeftAntiJoin
+	RightSemiJoin
+	RightAntiJoin
+	NullAwareLeftAntiJoin // NOT IN over a nullable key
+	CrossJoin
+)
+
+var joinNames = [...]string{"INNER JOIN", "LEFT OUTER JOIN", "RIGHT OUTER JOIN", "FULL OUTER JOIN",
+	"LEFT SEMI JOIN", "LEFT ANTI JOIN", "RIGHT SEMI JOIN", "RIGHT ANTI JOIN", "NULL AWARE LEFT ANTI JOIN", "CROSS JOIN"}
+
+func (t JoinType) String() string { return joinNames[t] }
+
+// KeepsRight reports whether the join outputs the right side's columns.
+func (t JoinType) KeepsRight() bool {
+	return t != LeftSemiJoin && t != LeftAntiJoin && t != NullAwareLeftAntiJoin
+}
+
+// KeepsLeft reports whether the join outputs the left side's columns.
+func (t JoinType) KeepsLeft() bool { return t != RightSemiJoin && t != RightAntiJoin }
+
+// EquiCond is one equality (or null-safe equality) between the sides.
+type EquiCond struct {
+	L, R     expr.Expr
+	NullSafe bool
+}
+
+// HintKind is a join distribution hint.
+type HintKind uint8
+
+const (
+	HintNone HintKind = iota
+	HintShuffle
+	HintBroadcast
+	HintBucket
+	HintColocate
+)
+
+// JoinHint is a hint attached to one join, with its text as written.
+type JoinHint struct {
+	Kind HintKind
+	Text string
+}
+
+// Join combines two inputs.
+type Join struct {
+	Type        JoinType
+	Left, Right Node
+	Equi        []EquiCond
+	Other       []expr.Expr // residual conjuncts over left ++ right columns
+	Hint        JoinHint
+}
+
+// AggCall is one aggregate function call.
+type AggCall struct {
+	Fn        string // count, sum, avg, min, max, group_concat, any_value
+	Args      []expr.Expr
+	Distinct  bool
+	Separator *string
+	Col       Column // the output column
+}
+
+// Aggregate groups its input.
+type Aggregate struct {
+	Input     Node
+	Groups    []expr.Expr
+	GroupCols []Column
+	Aggs      []AggCall
+}
+
+// SortKey is one ORDER BY key.
+type SortKey struct {
+	Expr       expr.Expr
+	Desc       bool
+	NullsFirst bool
+}
+
+// Sort orders its input.
+type Sort struct {
+	Input Node
+	Keys  []SortKey
+}
+
+// SetOpKind is UNION/INTERSECT/EXCEPT.
+type SetOpKind uint8
+
+const (
+	UnionAll SetOpKind = iota
+	UnionDistinct
+	Intersect
+	Except
+)
+
+// SetOp combines inputs with the same row type; input i's columns map
+// positionally to Cols.
+type SetOp struct {
+	Kind SetOpKind
+	Ins  []Node
+	Cols []Column
+}
+
+// FrameBound is one end of a window frame.
+type FrameBound struct {
+	Kind   uint8 // 0 unbounded preceding, 1 preceding, 2 current row, 3 following, 4 unbounded following
+	Offset int64
+}
+
+// Frame is a window frame; nil in WindowCall means the default frame.
+type Frame struct {
+	Rows       bool // ROWS (else RANGE)
+	Start, End FrameBound
+}
+
+// WindowCall is one analytic function.
+type WindowCall struct {
+	Fn          string
+	Args        []expr.Expr
+	PartitionBy []expr.Expr
+	OrderBy     []SortKey
+	Frame       *Frame
+	Col         Column
+}
+
+// Window computes analytic functions; output = input columns ++ one per call.
+type Window struct {
+	Input Node
+	Calls []WindowCall
+}
+
+// ApplyKind says what a correlated subquery computes per outer row.
+type ApplyKind uint8
+
+const (
+	ApplyScalar ApplyKind = iota // the single value (NULL if no row; error if >1)
+	ApplyExists                  // TRUE iff any row
+	ApplyIn                      // x IN (sub): TRUE / FALSE / NULL
+)
+
+// Apply evaluates Sub once per row of Outer; Sub refers to Outer's columns by
+// their ids. Output = Outer's columns ++ Col.
+type Apply struct {
+	Kind  ApplyKind
+	Outer Node
+	Sub   Node
+	// In: the probe expression over Outer (compared with Sub's only column).
+	Probe expr.Expr
+	Col   Column
+}
+
+// Columns implementations.
+
+func (n *Join) Columns() []Column {
+	var out []Column
+	if n.Type.KeepsLeft() {
+		out = append(out, n.Left.Columns()...)
+	}
+	if n.Type.KeepsRight() {
+		out = append(out, n.Right.Columns()...)
+	}
+	return out
+}
+
+func (n *Aggregate) Columns() []Column {
+	out := append([]Column{}, n.GroupCols...)
+	for _, a := range n.Aggs {
+		out = append(out, a.Col)
+	}
+	return out
+}
+
+func (n *Sort) Columns() []Column  { return n.Input.Columns() }
+func (n *SetOp) Columns() []Column { return n.Cols }
+
+func (n *Window) Columns() []Column {
+	out := append([]Column{}, n.Input.Columns()...)
+	for _, c := range n.Calls {
+		out = append(out, c.Col)
+	}
+	return out
+}
+
+func (n *Apply) Columns() []Column { return append(append([]Column{}, n.Outer.Columns()...), n.Col) }
+
+func (n *Join) Inputs() []Node      { return []Node{n.Left, n.Right} }
+func (n *Aggregate) Inputs() []Node { return []Node{n.Input} }
+func (n *Sort) Inputs() []Node      { return []Node{n.Input} }
+func (n *SetOp) Inputs() []Node     { return n.Ins }
+func (n *Window) Inputs() []Node    { return []Node{n.Input} }
+func (n *Apply) Inputs() []Node     { return []Node{n.Outer, n.Sub} }
+
+func (*Join) node()      {}
+func (*Aggregate) node() {}
+func (*Sort) node()      {}
+func (*SetOp) node()     {}
+func (*Window) node()    {}
+func (*Apply) node()     {}

@@ -1,0 +1,303 @@
+package logical
+
+import (
+	"github.com/dorisgo/dorisgo/sql/expr"
+)
+
+// Optimize applies the rewrite rules: predicate pushdown (WHERE conjuncts
+// move into joins, turning cross joins into equi joins, and down to the
+// scans) and column pruning (scans read only the columns the query uses).
+func Optimize(n Node) Node {
+	n = pushFilters(n)
+	used := map[ColumnID]bool{}
+	for _, c := range n.Columns() {
+		used[c.ID] = true
+	}
+	collectUsed(n, used)
+	return pruneScans(n, used)
+}
+
+// pushFilters moves filter conjuncts as far down as they can go.
+func pushFilters(n Node) Node {
+	switch x := n.(type) {
+	case *Filter:
+		in := pushFilters(x.Input)
+		return pushInto(in, x.Conds)
+	case *Project:
+		return &Project{Input: pushFilters(x.Input), Exprs: x.Exprs, Cols: x.Cols}
+	case *Join:
+		j := *x
+		j.Left, j.Right = pushFilters(x.Left), pushFilters(x.Right)
+		if j.Type == InnerJoin || j.Type == CrossJoin {
+			// ON conjuncts of inner joins that read one side go down too.
+			var keep []expr.Expr
+			for _, c := range j.Other {
+				switch {
+				case refsIn(c, j.Left.Columns()):
+					j.Left = pushInto(j.Left, []expr.Expr{c})
+				case refsIn(c, j.Right.Columns()):
+					j.Right = pushInto(j.Right, []expr.Expr{c})
+				default:
+					keep = append(keep, c)
+				}
+			}
+			j.Other = keep
+		}
+		return &j
+	case *Limit:
+		return &Limit{Input: pushFilters(x.Input), Offset: x.Offset, Count: x.Count}
+	case *Sort:
+		return &Sort{Input: pushFilters(x.Input), Keys: x.Keys}
+	case *Aggregate:
+		a := *x
+		a.Input = pushFilters(x.Input)
+		return &a
+	case *Window:
+		return &Window{Input: pushFilters(x.Input), Calls: x.Calls}
+	case *SetOp:
+		s := *x
+		s.Ins = make([]Node, len(x.Ins))
+		for i, in := range x.Ins {
+			s.Ins[i] = pushFilters(in)
+		}
+		return &s
+	case *Apply:
+		a := *x
+		a.Outer = pushFilters(x.Outer)
+		a.Sub = pushFilters(x.Sub)
+		return &a
+	}
+	return n
+}
+
+// pushInto places conds over n, pushing each as deep as its columns allow.
+func pushInto(n Node, conds []expr.Expr) Node {
+	if len(conds) == 0 {
+		return n
+	}
+	switch x := n.(type) {
+	case *Filter:
+		return pushInto(x.Input, append(append([]expr.Expr{}, x.Conds...), conds...))
+	case *Join:
+		j := *x
+		var keep []expr.Expr
+		var toLeft, toRight []expr.Expr
+		for _, c := range conds {
+			inL, inR := refsIn(c, j.Left.Columns()), refsIn(c, j.Right.Columns())
+			switch {
+			case inL && canPushLeft(j.Type):
+				toLeft = append(toLeft, c)
+			case inR && canPushRight(j.Type):
+				toRight = append(toRight, c)
+			case (j.Type == InnerJoin || j.Type == CrossJoin) && refsIn(c, append(append([]Column{}, j.Left.Columns()...), j.Right.Columns()...)):
+				eq, other := splitConds([]expr.Expr{c}, j.Left.Columns(), j.Right.Columns())
+				j.Equi = append(j.Equi, eq...)
+				j.Other = append(j.Other, other...)
+				if j.Type == CrossJoin {
+					j.Type = InnerJoin
+				}
+			default:
+				keep = append(keep, c)
+			}
+		}
+		j.Left = pushInto(j.Left, toLeft)
+		j.Right = pushInto(j.Right, toRight)
+		if len(keep) == 0 {
+			return &j
+		}
+		return &Filter{Input: &j, Conds: keep}
+	case *Apply:
+		var down, keep []expr.Expr
+		for _, c := range conds {
+			if refsIn(c, x.Outer.Columns()) {
+				down = append(down, c)
+			} else {
+				keep = append(keep, c)
+			}
+		}
+		a := *x
+		a.Outer = pushInto(x.Outer, down)
+		if len(keep) == 0 {
+			return &a
+		}
+		return &Filter{Input: &a, Conds: keep}
+	}
+	return &Filter{Input: n, Conds: conds}
+}
+
+func canPushLeft(t JoinType) bool {
+	switch t {
+	case InnerJoin, CrossJoin, LeftOuterJoin, LeftSemiJoin, LeftAntiJoin, NullAwareLeftAntiJoin:
+		return true
+	}
+	return false
+}
+
+func canPushRight(t JoinType) bool { return t == InnerJoin || t == CrossJoin || t == RightOuterJoin }
+
+// refsIn: every column e reads is in cols (constants count as in).
+func refsIn(e expr.Expr, cols []Column) bool {
+	set := make(map[int]bool, len(cols))
+	for _, c := range cols {
+		set[int(c.ID)] = true
+	}
+	ok := true
+	expr.Walk(e, func(x expr.Expr) bool {
+		if r, isRef := x.(*expr.ColRef); isRef && !set[r.Index] {
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// splitConds separates l = r conjuncts across the two sides from the rest.
+func splitConds(conds []expr.Expr, left, right []Column) ([]EquiCond, []expr.Expr) {
+	var equi []EquiCond
+	var other []expr.Expr
+	for _, c := range conds {
+		call, ok := c.(*expr.Call)
+		if ok && (call.Fn == "eq" || call.Fn == "null_safe_eq") && len(call.Args) == 2 {
+			a, z := call.Args[0], call.Args[1]
+			ns := call.Fn == "null_safe_eq"
+			if hasRef(a) && hasRef(z) {
+				switch {
+				case refsIn(a, left) && refsIn(z, right):
+					equi = append(equi, EquiCond{L: a, R: z, NullSafe: ns})
+					continue
+				case refsIn(a, right) && refsIn(z, left):
+					equi = append(equi, EquiCond{L: z, R: a, NullSafe: ns})
+					continue
+				}
+			}
+		}
+		other = append(other, c)
+	}
+	return equi, other
+}
+
+func hasRef(e expr.Expr) bool {
+	found := false
+	expr.Walk(e, func(x expr.Expr) bool {
+		if _, ok := x.(*expr.ColRef); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// collectUsed records every column id an expression of the plan reads.
+func collectUsed(n Node, used map[ColumnID]bool) {
+	add := func(es ...expr.Expr) {
+		for _, e := range es {
+			expr.Walk(e, func(x expr.Expr) bool {
+				if r, ok := x.(*expr.ColRef); ok {
+					used[ColumnID(r.Index)] = true
+				}
+				return true
+			})
+		}
+	}
+	switch x := n.(type) {
+	case *Scan:
+		add(x.Filters...)
+	case *Filter:
+		add(x.Conds...)
+	case *Project:
+		add(x.Exprs...)
+	case *Join:
+		for _, e := range x.Equi {
+			add(e.L, e.R)
+		}
+		add(x.Other...)
+	case *Aggregate:
+		add(x.Groups...)
+		for _, a := range x.Aggs {
+			add(a.Args...)
+		}
+	case *Sort:
+		for _, k := range x.Keys {
+			add(k.Expr)
+		}
+	case *Window:
+		for _, c := range x.Calls {
+			add(c.Args...)
+			add(c.PartitionBy...)
+			for _, k := range c.OrderBy {
+				add(k.Expr)
+			}
+		}
+	case *SetOp:
+		// Set operations compare whole rows: every input column is used.
+		for _, in := range x.Ins {
+			for _, c := range in.Columns() {
+				used[c.ID] = true
+			}
+		}
+	case *Apply:
+		if x.Probe != nil {
+			add(x.Probe)
+		}
+		for _, c := range x.Sub.Columns() {
+			used[c.ID] = true
+		}
+	case *Values:
+		for _, c := range x.Cols {
+			used[c.ID] = true
+		}
+	}
+	for _, in := range n.Inputs() {
+		collectUsed(in, used)
+	}
+}
+
+// pruneScans drops the columns no expression reads from every scan (keeping
+// one, so row counts survive).
+func pruneScans(n Node, used map[ColumnID]bool) Node {
+	switch x := n.(type) {
+	case *Scan:
+		s := *x
+		s.Cols, s.Ords = nil, nil
+		for i, c := range x.Cols {
+			if used[c.ID] {
+				s.Cols = append(s.Cols, c)
+				s.Ords = append(s.Ords, x.Ords[i])
+			}
+		}
+		if len(s.Cols) == 0 {
+			s.Cols, s.Ords = x.Cols[:1], x.Ords[:1]
+		}
+		return &s
+	case *Filter:
+		return &Filter{Input: pruneScans(x.Input, used), Conds: x.Conds}
+	case *Project:
+		return &Project{Input: pruneScans(x.Input, used), Exprs: x.Exprs, Cols: x.Cols}
+	case *Join:
+		j := *x
+		j.Left, j.Right = pruneScans(x.Left, used), pruneScans(x.Right, used)
+		return &j
+	case *Limit:
+		return &Limit{Input: pruneScans(x.Input, used), Offset: x.Offset, Count: x.Count}
+	case *Sort:
+		return &Sort{Input: pruneScans(x.Input, used), Keys: x.Keys}
+	case *Aggregate:
+		a := *x
+		a.Input = pruneScans(x.Input, used)
+		return &a
+	case *Window:
+		return &Window{Input: pruneScans(x.Input, used), Calls: x.Calls}
+	case *SetOp:
+		s := *x
+		s.Ins = make([]Node, len(x.Ins))
+		for i, in := range x.Ins {
+			s.Ins[i] = pruneScans(in, used)
+		}
+		return &s
+	case *Apply:
+		a := *x
+		a.Outer, a.Sub = pruneScans(x.Outer, used), pruneScans(x.Sub, used)
+		return &a
+	}
+	return n
+}

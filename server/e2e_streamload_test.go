@@ -1,0 +1,132 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestE2EStreamLoad loads CSV and JSON over HTTP as curl would, and checks
+// labels (at most once), all-or-nothing on a bad row, and authentication.
+func TestE2EStreamLoad(t *testing.T) {
+	s := newServer(t)
+	http := s.HTTPAddr()
+	db := openDB(t, s.MySQLAddr(), "", true)
+	mustExec(t, db, "CREATE DATABASE sdb")
+	mustExec(t, db, "CREATE USER 'loader'@'%' IDENTIFIED BY 'lpw'")
+	for _, tbl := range []string{"csv_t", "json_t"} {
+		mustExec(t, db, `CREATE TABLE sdb.`+tbl+` (id INT NOT NULL, name VARCHAR(20), amount DECIMAL(10,2), d DATE)
+		  DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 4 PROPERTIES ("replication_num" = "3")`)
+	}
+	rowsOf := func(table string) [][]string {
+		return sortedRows(queryStrings(t, db, "SELECT id, name, amount, d FROM sdb."+table))
+	}
+	want := [][]string{
+		{"1", "alpha", "1.50", "2024-01-01"},
+		{"2", "NULL", "-2.25", "2024-02-29"},
+		{"3", "ünïcödé 世界", "NULL", "NULL"},
+	}
+	ctx := context.Background()
+
+	// CSV with a label, \N for NULL.
+	csv := "1,alpha,1.5,2024-01-01\n2,\\N,-2.25,2024-02-29\n3,ünïcödé 世界,\\N,\\N\n"
+	csvHdr := map[string]string{"label": "csv-1", "column_separator": ","}
+	r := mustStreamLoad(t, http, "sdb", "csv_t", csvHdr, []byte(csv))
+	if r.NumberLoadedRows != 3 || r.NumberTotalRows != 3 || r.Label != "csv-1" || r.TxnID == 0 {
+		t.Errorf("CSV load reply %+v", r)
+	}
+	if got := rowsOf("csv_t"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("CSV rows %q, want %q", got, want)
+	}
+	// The same label again: refused, nothing added.
+	r2, err := streamLoad(ctx, http, "sdb", "csv_t", "root", "", csvHdr, strings.NewReader(csv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2.Status != "Label Already Exists" || r2.ExistingJobStatus != "FINISHED" {
+		t.Errorf("second load with label csv-1: %+v", r2)
+	}
+	if got := rowsOf("csv_t"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("rows after repeated label %q, want %q", got, want)
+	}
+	// The label belongs to the database: another table may not reuse it either.
+	r3, err := streamLoad(ctx, http, "sdb", "json_t", "root", "", csvHdr, strings.NewReader(csv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r3.Status != "Label Already Exists" {
+		t.Errorf("label csv-1 reused on another table of the database: %+v", r3)
+	}
+
+	// JSON, an outer array stripped; a load as a created user.
+	jsonBody := `[{"id": 1, "name": "alpha", "amount": 1.5, "d": "2024-01-01"},
+	 {"id": 2, "name": null, "amount": "-2.25", "d": "2024-02-29"},
+	 {"id": 3, "name": "ünïcödé 世界"}]`
+	jr, err := streamLoad(ctx, http, "sdb", "json_t", "loader", "lpw",
+		map[string]string{"label": "json-1", "format": "json", "strip_outer_array": "true"}, strings.NewReader(jsonBody))
+	if err != nil || jr.Status != "Success" || jr.NumberLoadedRows != 3 {
+		t.Fatalf("JSON load: %+v, %v", jr, err)
+	}
+	if got := rowsOf("json_t"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("JSON rows %q, want %q", got, want)
+	}
+
+	// A bad row anywhere fails the whole load, and its label stays usable.
+	var big bytes.Buffer
+	for i := 100; i < 20100; i++ {
+		big.WriteString(strconv.Itoa(i) + ",n,1.00,2024-03-01\n")
+	}
+	for _, bad := range []struct{ name, row string }{
+		{"bad date", "99999,x,1.00,2024-13-01\n"},
+		{"not a number", "abc,x,1.00,2024-01-01\n"},
+		{"too long", "99999," + strings.Repeat("x", 21) + ",1.00,2024-01-01\n"},
+		{"NULL key", "\\N,x,1.00,2024-01-01\n"},
+		{"too many fields", "99999,x,1.00,2024-01-01,extra\n"},
+	} {
+		body := big.String() + bad.row // the bad row comes after two batches' worth of good ones
+		br, err := streamLoad(ctx, http, "sdb", "csv_t", "root", "",
+			map[string]string{"label": "bad-1", "column_separator": ","}, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if br.Status != "Fail" || br.Message == "" {
+			t.Errorf("%s: load with a bad row: %+v", bad.name, br)
+		}
+		if got := rowsOf("csv_t"); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: failed load left %d rows, want the original %d", bad.name, len(got), len(want))
+		}
+	}
+	good := mustStreamLoad(t, http, "sdb", "csv_t", map[string]string{"label": "bad-1", "column_separator": ","}, big.Bytes())
+	if good.NumberLoadedRows != 20000 {
+		t.Errorf("retry of failed label: %+v", good)
+	}
+	if n := len(queryInts(t, db, "SELECT id FROM sdb.csv_t")); n != 20003 {
+		t.Errorf("after retry of failed label: %d rows, want 20003", n)
+	}
+
+	// Authentication: wrong password, unknown user, no credentials → 401, nothing loaded.
+	for _, c := range []struct{ user, pass string }{{"root", "wrong"}, {"loader", "x"}, {"ghost", ""}} {
+		ar, err := streamLoad(ctx, http, "sdb", "csv_t", c.user, c.pass, map[string]string{"column_separator": ","},
+			strings.NewReader("500,z,1,2024-01-01\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ar.HTTPCode != 401 || ar.Status == "Success" {
+			t.Errorf("stream load as %s/%q: HTTP %d %+v, want 401", c.user, c.pass, ar.HTTPCode, ar)
+		}
+	}
+	if ids := queryInts(t, db, "SELECT id FROM sdb.csv_t WHERE id = 500"); len(ids) != 0 {
+		t.Errorf("unauthorized load stored rows")
+	}
+	// Unknown table: a clear failure.
+	ur, err := streamLoad(ctx, http, "sdb", "nosuch", "root", "", nil, strings.NewReader("1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ur.Status != "Fail" || !strings.Contains(ur.Message, "nosuch") {
+		t.Errorf("load into unknown table: %+v", ur)
+	}
+}

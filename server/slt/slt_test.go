@@ -1,0 +1,151 @@
+package slt
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql"
+
+	"github.com/dorisgo/dorisgo/server"
+)
+
+var (
+	updateKnown = flag.Bool("update-known", false, "rewrite testdata/known_failures.txt from this run's failures")
+	sltFile     = flag.String("slt.file", "", "run only this file (path as in testdata/baseline.list, e.g. test/select1.test)")
+	sltVerbose  = flag.Bool("slt.v", false, "log every failure")
+	sltSet      = flag.String("slt.set", "", "which files to run: all (default) or short (select1-5 and evidence); env SLT_SET too")
+	sltTimeout  = flag.Duration("slt.timeout", 30*time.Second, "per-record timeout")
+)
+
+const knownPath = "testdata/known_failures.txt"
+
+// startServer starts a real in-process dorisgo and returns a client pool.
+func startServer(t testing.TB) *sql.DB {
+	t.Helper()
+	srv, err := server.Start(server.Config{DataDir: t.TempDir(), Host: "127.0.0.1", MySQLPort: 0, HTTPPort: -1, Backends: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	db, err := sql.Open("mysql", "root@tcp("+srv.MySQLAddr()+")/?multiStatements=false&interpolateParams=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func baseline(t *testing.T) []string {
+	f, err := os.Open("testdata/baseline.list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var files []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" && l[0] != '#' {
+			files = append(files, l)
+		}
+	}
+	return files
+}
+
+// shortSet is what -slt.set=short runs: the files that must fully pass.
+func shortSet(file string) bool {
+	return strings.HasPrefix(file, "test/select") || strings.HasPrefix(file, "test/evidence/")
+}
+
+func TestSLT(t *testing.T) {
+	all := baseline(t)
+	set := *sltSet
+	if set == "" {
+		set = os.Getenv("SLT_SET")
+	}
+	var files []string
+	for _, f := range all {
+		switch {
+		case *sltFile != "":
+			if filepath.Clean(*sltFile) == f || filepath.Clean(*sltFile) == filepath.Join("testdata", f) {
+				files = append(files, f)
+			}
+		case set == "short":
+			if shortSet(f) {
+				files = append(files, f)
+			}
+		case set == "" || set == "all":
+			files = append(files, f)
+		default:
+			t.Fatalf("unknown -slt.set %q", set)
+		}
+	}
+	if len(files) == 0 {
+		t.Fatalf("no file selected (-slt.file=%q)", *sltFile)
+	}
+	known, err := ReadKnown(knownPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := startServer(t)
+	r := &Runner{DB: db, Timeout: *sltTimeout}
+	ctx := context.Background()
+	var (
+		mu      sync.Mutex
+		results = map[string]*Result{}
+	)
+	start := time.Now()
+	// Files run in parallel (go test -parallel, default GOMAXPROCS), each
+	// in its own database on its own connection.
+	t.Run("files", func(t *testing.T) {
+		for _, file := range files {
+			t.Run(file, func(t *testing.T) {
+				t.Parallel()
+				res, err := r.RunFile(ctx, filepath.Join("testdata", file))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if *sltVerbose {
+					for _, f := range res.Failures {
+						t.Logf("%s:%s", file, f)
+					}
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				results[file] = res
+				if *updateKnown {
+					known.Set(file, res)
+					return
+				}
+				unexpected, fixed := known.Check(file, res)
+				for i, f := range unexpected {
+					if i == 20 {
+						t.Errorf("... and %d more unexpected failures", len(unexpected)-20)
+						break
+					}
+					t.Errorf("%s:%s", file, f)
+				}
+				for i, n := range fixed {
+					if i == 20 {
+						t.Errorf("... and %d more fixed records", len(fixed)-20)
+						break
+					}
+					t.Errorf("%s:%d now passes: remove from known_failures (or run -update-known)", file, n)
+				}
+			})
+		}
+	})
+	t.Log(report(files, results, time.Since(start)))
+	if *updateKnown {
+		if err := WriteKnown(knownPath, known, all); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
