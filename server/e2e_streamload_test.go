@@ -110,7 +110,7 @@ func TestE2EStreamLoad(t *testing.T) {
 	// Authentication: wrong password, unknown user, no credentials → 401, nothing loaded.
 	for _, c := range []struct{ user, pass string }{{"root", "wrong"}, {"loader", "x"}, {"ghost", ""}} {
 		ar, err := streamLoad(ctx, http, "sdb", "csv_t", c.user, c.pass, map[string]string{"column_separator": ","},
-			strings.NewReader("500,z,1,2024-01-01\n"))
+			strings.NewReader("50000,z,1,2024-01-01\n"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func TestE2EStreamLoad(t *testing.T) {
 			t.Errorf("stream load as %s/%q: HTTP %d %+v, want 401", c.user, c.pass, ar.HTTPCode, ar)
 		}
 	}
-	if ids := queryInts(t, db, "SELECT id FROM sdb.csv_t WHERE id = 500"); len(ids) != 0 {
+	if ids := queryInts(t, db, "SELECT id FROM sdb.csv_t WHERE id = 50000"); len(ids) != 0 {
 		t.Errorf("unauthorized load stored rows")
 	}
 	// Unknown table: a clear failure.

@@ -30,7 +30,7 @@ type Apply struct {
 	out     []types.Column
 	schema  *arrow.Schema
 	src     *Sources
-	replays map[fragment.NodeID]*replay
+	replays map[fragment.NodeID]*replayExchange
 	depth   int
 	corr    bool
 	// cached result rows of an uncorrelated subquery
@@ -43,11 +43,11 @@ var _ Operator = (*Apply)(nil)
 // NewApply builds the Apply of node n over outer.
 func NewApply(env *Env, outer Operator, n *fragment.Node, src *Sources) (*Apply, error) {
 	a := &Apply{env: env, outer: outer, spec: n.Apply, out: n.Output, schema: types.ArrowSchema(n.Output), src: src,
-		replays: map[fragment.NodeID]*replay{}, depth: env.Depth}
+		replays: map[fragment.NodeID]*replayExchange{}, depth: env.Depth}
 	lo, hi := a.depth*ParamDepthStride, (a.depth+1)*ParamDepthStride
 	walkNodes(n.Apply.Sub, func(x *fragment.Node) {
 		if x.Kind == fragment.KindExchange {
-			a.replays[x.ID] = &replay{src: src, node: x}
+			a.replays[x.ID] = &replayExchange{src: src, node: x}
 		}
 		forEachExpr(x, func(e expr.Expr) {
 			expr.Walk(e, func(y expr.Expr) bool {
@@ -165,7 +165,7 @@ func (a *Apply) subRows(ctx context.Context, rec arrow.Record, i int, outerTypes
 		}
 		rows = append(rows, r)
 		// EXISTS needs one row, a scalar subquery two to fail.
-		if fragment.ApplyKind(a.spec.Kind) == applyExists || (fragment.ApplyKind(a.spec.Kind) == applyScalar && countRows(rows) > 1) {
+		if fragment.ApplyKind(a.spec.Kind) == applyExists || (fragment.ApplyKind(a.spec.Kind) == applyScalar && applyRowCount(rows) > 1) {
 			break
 		}
 	}
@@ -181,7 +181,7 @@ const (
 	applyIn
 )
 
-func countRows(rs []arrow.Record) int64 {
+func applyRowCount(rs []arrow.Record) int64 {
 	var n int64
 	for _, r := range rs {
 		n += r.NumRows()
@@ -192,7 +192,7 @@ func countRows(rs []arrow.Record) int64 {
 func (a *Apply) result(rows []arrow.Record, probe arrow.Array, i int, t types.T) (types.Datum, error) {
 	switch fragment.ApplyKind(a.spec.Kind) {
 	case applyScalar:
-		switch countRows(rows) {
+		switch applyRowCount(rows) {
 		case 0:
 			return types.NullDatum(t), nil
 		case 1:
@@ -204,10 +204,10 @@ func (a *Apply) result(rows []arrow.Record, probe arrow.Array, i int, t types.T)
 		}
 		return types.Datum{}, sqlerr.SubqueryNo1Row.New()
 	case applyExists:
-		return types.BoolDatum(countRows(rows) > 0), nil
+		return types.BoolDatum(applyRowCount(rows) > 0), nil
 	}
 	// IN: TRUE on a match; NULL if no match but a NULL took part; else FALSE.
-	if countRows(rows) == 0 {
+	if applyRowCount(rows) == 0 {
 		return types.BoolDatum(false), nil
 	}
 	pt := a.spec.Probe.Expr.Type()
@@ -250,16 +250,16 @@ func (a *Apply) subType() types.T {
 	return types.NullT
 }
 
-// replay materializes an exchange's stream on first use and serves copies
+// replayExchange materializes an exchange's stream on first use and serves copies
 // of it afterwards.
-type replay struct {
+type replayExchange struct {
 	src  *Sources
 	node *fragment.Node
 	recs []arrow.Record
 	done bool
 }
 
-func (r *replay) open(ctx context.Context) (Operator, error) {
+func (r *replayExchange) open(ctx context.Context) (Operator, error) {
 	if !r.done {
 		o, err := r.src.Exchange(r.node)
 		if err != nil {
@@ -279,7 +279,7 @@ func (r *replay) open(ctx context.Context) (Operator, error) {
 	return &memSource{recs: r.recs, schema: types.ArrowSchema(r.node.Output)}, nil
 }
 
-func (r *replay) close() {
+func (r *replayExchange) close() {
 	for _, rec := range r.recs {
 		rec.Release()
 	}

@@ -98,10 +98,6 @@ func (b *Binder) bindSelect(sel *sqlparser.Select, outer *scope) (*Query, error)
 	var postApplies []*logical.Apply
 	b.applies = &postApplies
 	defer func() { b.applies = nil }()
-	post := fromScope
-	if ac != nil {
-		post = &scope{cols: append(append([]logical.Column{}, ac.groupCols...)), outer: outer, clause: "field list"}
-	}
 
 	// The select list.
 	fromScope.clause = "field list"
@@ -157,7 +153,6 @@ func (b *Binder) bindSelect(sel *sqlparser.Select, outer *scope) (*Query, error)
 
 	if ac != nil {
 		plan = &logical.Aggregate{Input: plan, Groups: ac.groups, GroupCols: ac.groupCols, Aggs: ac.calls}
-		_ = post
 	}
 	plan = wrapApplies(plan, postApplies)
 	if len(having) > 0 {
