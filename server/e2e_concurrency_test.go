@@ -14,7 +14,7 @@ import (
 // insert its own rows in several statements and read them back; at the end
 // every row is present exactly once.
 func TestE2EConcurrentConnections(t *testing.T) {
-	const conns, stmts, rowsPer = 50, 4, 5
+	const conns, stmts, rowsPer = 50, 3, 5
 	s := newServer(t)
 	root := openDB(t, s.MySQLAddr(), "", true)
 	mustExec(t, root, "CREATE DATABASE cdb")

@@ -1,0 +1,34 @@
+// Package fragment is the contract between the planner and the executor.
+//
+// A Plan is a list of fragments; fragment 0 is the root and runs as one
+// instance on the FE, returning rows to the client (RESULT SINK). Every
+// other fragment runs as instances on backends and ends in a STREAM DATA
+// SINK that sends its rows to the EXCHANGE node (Sink.ExchangeID) of the
+// fragment that reads it. An Exchange node names the fragment it reads
+// (ExchangeSpec.From); a fragment is read by exactly one exchange.
+//
+// Instances (decided by the coordinator, execution/coord):
+//   - a fragment whose nodes include OLAP scans gets one instance per
+//     backend holding its tablets; when the fragment's partition is
+//     HashPartitioned on the storage distribution (colocate / bucket
+//     shuffle joins keep it), bucket b of every scan in the fragment is read
+//     by the same instance, the one on the backend holding the anchor
+//     (left-most) scan's bucket b;
+//   - an exchange-fed HashPartitioned fragment gets one instance per alive
+//     backend;
+//   - an Unpartitioned fragment gets one instance (fragment 0: on the FE).
+//
+// Sinks route each row of a sender instance to receiver instances:
+//
+//	StreamGather       every row to the single receiver instance
+//	StreamBroadcast    every row to every receiver instance
+//	StreamHash         receiver = hash(Keys) mod receivers (execution hash)
+//	StreamBucketHash   receiver = the instance reading bucket
+//	                   types.Bucket(types.HashColumns(Keys), Buckets) of the
+//	                   receiving fragment's anchor scan (bucket shuffle)
+//	StreamRandom       any receiver (round robin per batch)
+//
+// Expressions in a node refer to its input by position: children[0]'s
+// columns, then children[1]'s for joins. Node.Output is the node's result
+// shape; Exchange outputs equal the sending fragment root's output.
+package fragment
