@@ -95,8 +95,14 @@ func TestE2EMetadata(t *testing.T) {
 		if len(pa) != len(pb) {
 			t.Errorf("%s has %d partitions, its copy %d", n, len(pa), len(pb))
 		}
-		for i := range pa {
-			if i < len(pb) && !reflect.DeepEqual(pa[i][1:3], pb[i][1:3]) || i < len(pb) && !reflect.DeepEqual(pa[i][5:10], pb[i][5:10]) {
+		for i := 0; i < len(pa) && i < len(pb); i++ {
+			// Same key, range, distribution, buckets and replication; an
+			// unpartitioned table's one partition is named after the table.
+			a, b := append([]string{}, pa[i][5:10]...), append([]string{}, pb[i][5:10]...)
+			if pa[i][5] != "" {
+				a, b = append(a, pa[i][1]), append(b, pb[i][1])
+			}
+			if !reflect.DeepEqual(a, b) {
 				t.Errorf("partition %d of %s and its copy differ:\n%q\n%q", i, n, pa[i], pb[i])
 			}
 		}
@@ -122,7 +128,7 @@ func TestE2EMetadata(t *testing.T) {
 		{"v", "3", "decimal", "YES", "decimal(12,2)", ""},
 		{"dt", "4", "date", "NO", "date", ""},
 		{"ts", "5", "datetime", "YES", "datetime", ""},
-		{"s", "6", "string", "YES", "string", ""},
+		{"s", "6", "text", "YES", "string", ""}, // as Doris: STRING is text to MySQL tools
 		{"f", "7", "double", "YES", "double", ""},
 	}
 	if !reflect.DeepEqual(cols, wantCols) {

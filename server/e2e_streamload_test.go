@@ -3,10 +3,12 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestE2EStreamLoad loads CSV and JSON over HTTP as curl would, and checks
@@ -128,5 +130,44 @@ func TestE2EStreamLoad(t *testing.T) {
 	}
 	if ur.Status != "Fail" || !strings.Contains(ur.Message, "nosuch") {
 		t.Errorf("load into unknown table: %+v", ur)
+	}
+}
+
+// TestE2EStreamLoadStallDoesNotBlockInserts keeps a stream load's body open
+// (a slow or stalled client) and checks that INSERTs into the same table
+// still complete meanwhile, as in Doris where loads run concurrently.
+func TestE2EStreamLoadStallDoesNotBlockInserts(t *testing.T) {
+	s := newServer(t)
+	db := openDB(t, s.MySQLAddr(), "", true)
+	mustExec(t, db, "CREATE DATABASE stall")
+	mustExec(t, db, `CREATE TABLE stall.t (id INT NOT NULL) DUPLICATE KEY(id)
+	  DISTRIBUTED BY HASH(id) BUCKETS 2 PROPERTIES ("replication_num" = "1")`)
+	pr, pw := io.Pipe()
+	done := make(chan loadReply, 1)
+	go func() {
+		r, err := streamLoad(context.Background(), s.HTTPAddr(), "stall", "t", "root", "", map[string]string{"label": "slow"}, pr)
+		if err != nil {
+			r.Message = err.Error()
+		}
+		done <- r
+	}()
+	// Enough rows that the server has surely begun the load (one batch).
+	var b bytes.Buffer
+	for i := 1; i <= 10000; i++ {
+		b.WriteString(strconv.Itoa(i) + "\n")
+	}
+	if _, err := pw.Write(b.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	_, err := db.ExecContext(ctx, "INSERT INTO stall.t VALUES (0)")
+	cancel()
+	pw.Close()
+	r := <-done
+	if err != nil {
+		t.Errorf("INSERT while a stream load into the same table is open: %v", err)
+	}
+	if r.Status != "Success" || r.NumberLoadedRows != 10000 {
+		t.Errorf("stream load: %+v", r)
 	}
 }

@@ -55,7 +55,9 @@ func (s *Session) planQuery(st *parser.Vitess, params []types.Datum) (*bind.Quer
 // start runs a plan and returns its root operator.
 func (s *Session) start(ctx context.Context, plan *fragment.Plan) (op.Operator, error) {
 	now := time.Now()
-	env := &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: now}}
+	// exec_mem_limit bounds what this query's stateful operators hold here.
+	env := &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: now},
+		Tracker: op.NewMemTracker(s.vars.int("exec_mem_limit"))}
 	return s.srv.coord.Run(ctx, plan, env, now.UnixMicro())
 }
 

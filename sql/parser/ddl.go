@@ -405,7 +405,13 @@ func (c *cursor) partitions(ct *CreateTable) {
 			c.expect("IN")
 			c.expectP("(")
 			for c.err == nil {
-				p.In = append(p.In, c.literal())
+				// Doris's one-value tuple form, as SHOW CREATE TABLE prints it: IN (("a"), ("b")).
+				if c.acceptP("(") {
+					p.In = append(p.In, c.literal())
+					c.expectP(")")
+				} else {
+					p.In = append(p.In, c.literal())
+				}
 				if !c.acceptP(",") {
 					break
 				}
