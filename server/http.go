@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/sha1"
 	"crypto/subtle"
 	"encoding/json"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 )
 
@@ -89,9 +89,7 @@ func (s *Server) authorize(r *http.Request) (string, bool) {
 	if len(u.NativeHash) == 0 {
 		return user, pass == ""
 	}
-	h1 := sha1.Sum([]byte(pass))
-	h2 := sha1.Sum(h1[:])
-	return user, subtle.ConstantTimeCompare(h2[:], u.NativeHash) == 1
+	return user, subtle.ConstantTimeCompare(catalog.NativeHash(pass), u.NativeHash) == 1
 }
 
 // groupStable serves Doris's admin endpoint marking a colocate group

@@ -319,7 +319,7 @@ func (b *Binder) bindJoin(n *sqlparser.JoinTableExpr, outer *scope) (*fromResult
 	if len(conds) == 0 && jt == logical.InnerJoin {
 		j.Type = logical.CrossJoin
 	}
-	j.Equi, j.Other = SplitJoinConds(conds, l.node.Columns(), r.node.Columns())
+	j.Equi, j.Other = logical.SplitConds(conds, l.node.Columns(), r.node.Columns())
 	return &fromResult{node: j, visible: visible}, nil
 }
 
@@ -335,52 +335,4 @@ func hintKind(k parser.JoinHintKind) logical.HintKind {
 		return logical.HintColocate
 	}
 	return logical.HintNone
-}
-
-// SplitJoinConds separates conjuncts of the form l = r (or l <=> r), with l
-// over the left columns only and r over the right only, from the rest.
-func SplitJoinConds(conds []expr.Expr, left, right []logical.Column) ([]logical.EquiCond, []expr.Expr) {
-	lset, rset := idSet(left), idSet(right)
-	var equi []logical.EquiCond
-	var other []expr.Expr
-	for _, c := range conds {
-		call, ok := c.(*expr.Call)
-		if ok && (call.Fn == "eq" || call.Fn == "null_safe_eq") && len(call.Args) == 2 {
-			a, z := call.Args[0], call.Args[1]
-			ns := call.Fn == "null_safe_eq"
-			switch {
-			case refsWithin(a, lset) && refsWithin(z, rset):
-				equi = append(equi, logical.EquiCond{L: a, R: z, NullSafe: ns})
-				continue
-			case refsWithin(a, rset) && refsWithin(z, lset):
-				equi = append(equi, logical.EquiCond{L: z, R: a, NullSafe: ns})
-				continue
-			}
-		}
-		other = append(other, c)
-	}
-	return equi, other
-}
-
-func idSet(cols []logical.Column) map[int]bool {
-	m := make(map[int]bool, len(cols))
-	for _, c := range cols {
-		m[int(c.ID)] = true
-	}
-	return m
-}
-
-// refsWithin: e references at least one column, all of them in set.
-func refsWithin(e expr.Expr, set map[int]bool) bool {
-	n, ok := 0, true
-	expr.Walk(e, func(x expr.Expr) bool {
-		if r, isRef := x.(*expr.ColRef); isRef {
-			n++
-			if !set[r.Index] {
-				ok = false
-			}
-		}
-		return ok
-	})
-	return ok && n > 0
 }

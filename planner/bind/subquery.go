@@ -146,7 +146,7 @@ func (b *Binder) semiJoin(plan logical.Node, conj sqlparser.Expr, s *scope) (log
 			return nil, nil, false, sqlerr.OperandColumns.New(1)
 		}
 		not := n.Operator == sqlparser.NotInStr
-		if bs.correlated || !refsOnly(probe, plan.Columns()) {
+		if bs.correlated || !logical.RefsIn(probe, plan.Columns()) {
 			ref, err := b.addApply(logical.ApplyIn, bs, probe)
 			if err != nil {
 				return nil, nil, false, err
@@ -195,19 +195,6 @@ func (b *Binder) semiJoin(plan logical.Node, conj sqlparser.Expr, s *scope) (log
 		return &logical.Join{Type: jt, Left: plan, Right: sub}, nil, true, nil
 	}
 	return nil, nil, false, nil
-}
-
-// refsOnly reports whether e reads only columns of cols (no outer refs).
-func refsOnly(e expr.Expr, cols []logical.Column) bool {
-	set := idSet(cols)
-	ok := true
-	expr.Walk(e, func(x expr.Expr) bool {
-		if r, isRef := x.(*expr.ColRef); isRef && !set[r.Index] {
-			ok = false
-		}
-		return ok
-	})
-	return ok
 }
 
 // splitASTAnd flattens a parsed conjunction.

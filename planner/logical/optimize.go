@@ -33,9 +33,9 @@ func pushFilters(n Node) Node {
 			var keep []expr.Expr
 			for _, c := range j.Other {
 				switch {
-				case refsIn(c, j.Left.Columns()):
+				case RefsIn(c, j.Left.Columns()):
 					j.Left = pushInto(j.Left, []expr.Expr{c})
-				case refsIn(c, j.Right.Columns()):
+				case RefsIn(c, j.Right.Columns()):
 					j.Right = pushInto(j.Right, []expr.Expr{c})
 				default:
 					keep = append(keep, c)
@@ -83,14 +83,14 @@ func pushInto(n Node, conds []expr.Expr) Node {
 		var keep []expr.Expr
 		var toLeft, toRight []expr.Expr
 		for _, c := range conds {
-			inL, inR := refsIn(c, j.Left.Columns()), refsIn(c, j.Right.Columns())
+			inL, inR := RefsIn(c, j.Left.Columns()), RefsIn(c, j.Right.Columns())
 			switch {
 			case inL && canPushLeft(j.Type):
 				toLeft = append(toLeft, c)
 			case inR && canPushRight(j.Type):
 				toRight = append(toRight, c)
-			case (j.Type == InnerJoin || j.Type == CrossJoin) && refsIn(c, append(append([]Column{}, j.Left.Columns()...), j.Right.Columns()...)):
-				eq, other := splitConds([]expr.Expr{c}, j.Left.Columns(), j.Right.Columns())
+			case (j.Type == InnerJoin || j.Type == CrossJoin) && RefsIn(c, append(append([]Column{}, j.Left.Columns()...), j.Right.Columns()...)):
+				eq, other := SplitConds([]expr.Expr{c}, j.Left.Columns(), j.Right.Columns())
 				j.Equi = append(j.Equi, eq...)
 				j.Other = append(j.Other, other...)
 				if j.Type == CrossJoin {
@@ -109,7 +109,7 @@ func pushInto(n Node, conds []expr.Expr) Node {
 	case *Apply:
 		var down, keep []expr.Expr
 		for _, c := range conds {
-			if refsIn(c, x.Outer.Columns()) {
+			if RefsIn(c, x.Outer.Columns()) {
 				down = append(down, c)
 			} else {
 				keep = append(keep, c)
@@ -136,7 +136,7 @@ func canPushLeft(t JoinType) bool {
 func canPushRight(t JoinType) bool { return t == InnerJoin || t == CrossJoin || t == RightOuterJoin }
 
 // refsIn: every column e reads is in cols (constants count as in).
-func refsIn(e expr.Expr, cols []Column) bool {
+func RefsIn(e expr.Expr, cols []Column) bool {
 	set := make(map[int]bool, len(cols))
 	for _, c := range cols {
 		set[int(c.ID)] = true
@@ -152,7 +152,7 @@ func refsIn(e expr.Expr, cols []Column) bool {
 }
 
 // splitConds separates l = r conjuncts across the two sides from the rest.
-func splitConds(conds []expr.Expr, left, right []Column) ([]EquiCond, []expr.Expr) {
+func SplitConds(conds []expr.Expr, left, right []Column) ([]EquiCond, []expr.Expr) {
 	var equi []EquiCond
 	var other []expr.Expr
 	for _, c := range conds {
@@ -162,10 +162,10 @@ func splitConds(conds []expr.Expr, left, right []Column) ([]EquiCond, []expr.Exp
 			ns := call.Fn == "null_safe_eq"
 			if hasRef(a) && hasRef(z) {
 				switch {
-				case refsIn(a, left) && refsIn(z, right):
+				case RefsIn(a, left) && RefsIn(z, right):
 					equi = append(equi, EquiCond{L: a, R: z, NullSafe: ns})
 					continue
-				case refsIn(a, right) && refsIn(z, left):
+				case RefsIn(a, right) && RefsIn(z, left):
 					equi = append(equi, EquiCond{L: z, R: a, NullSafe: ns})
 					continue
 				}

@@ -203,25 +203,3 @@ func checkPlain(pw []byte, acct Account) bool {
 	}
 	return len(pw) == 0
 }
-
-// NativeHash returns SHA1(SHA1(password)), the stored form of Account.NativeHash
-// (nil for an empty password).
-func NativeHash(password string) []byte {
-	if password == "" {
-		return nil
-	}
-	h1 := sha1.Sum([]byte(password))
-	h2 := sha1.Sum(h1[:])
-	return h2[:]
-}
-
-// Sha2Hash returns SHA256(SHA256(password)), the stored form of
-// Account.Sha2Hash (nil for an empty password).
-func Sha2Hash(password string) []byte {
-	if password == "" {
-		return nil
-	}
-	h1 := sha256.Sum256([]byte(password))
-	h2 := sha256.Sum256(h1[:])
-	return h2[:]
-}
