@@ -81,6 +81,7 @@ func (c *Coordinator) loop() {
 			ctx, cancel := context.WithTimeout(context.Background(), HeartbeatInterval)
 			c.Heartbeat(ctx)
 			cancel()
+			c.republish()
 		}
 	}
 }

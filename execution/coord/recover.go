@@ -3,6 +3,7 @@ package coord
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/execution/rpc"
@@ -85,4 +86,26 @@ func (c *Coordinator) Recover(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// republish retries committed transactions whose publication failed (a
+// backend was down): their data is durable on every replica, so they only
+// need the publish step. The table lock orders this after any load still
+// publishing the same table.
+func (c *Coordinator) republish() {
+	for _, txn := range c.cat.Txns(catalog.TxnCommitted) {
+		if len(txn.Tables) != 1 {
+			continue // loads touch one table
+		}
+		lock := c.tableLock(txn.Tables[0])
+		lock.Lock()
+		if cur, ok := c.cat.Txn(txn.ID); ok && cur.State == catalog.TxnCommitted {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			if err := c.publish(ctx, txn.ID); err != nil {
+				c.log.Debug("republish", "txn", txn.ID, "err", err)
+			}
+			cancel()
+		}
+		lock.Unlock()
+	}
 }
