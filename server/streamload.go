@@ -47,13 +47,22 @@ type streamLoadResp struct {
 	CommitAndPublishTimeMs int64  `json:"CommitAndPublishTimeMs"`
 }
 
-// countingReader counts the bytes of the load body.
+// loadIdleTimeout is how long a stream load may wait for its next bytes: a
+// client that stops sending mid-body fails its load instead of holding it.
+const loadIdleTimeout = 60 * time.Second
+
+// countingReader counts the bytes of the load body and renews the idle
+// read deadline before every read.
 type countingReader struct {
-	r io.Reader
-	n int64
+	r  io.Reader
+	rc *http.ResponseController
+	n  int64
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
+	if c.rc != nil {
+		_ = c.rc.SetReadDeadline(time.Now().Add(loadIdleTimeout))
+	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
@@ -100,7 +109,7 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusOK, sqlerr.As(err).Message)
 		return
 	}
-	body := &countingReader{r: r.Body}
+	body := &countingReader{r: r.Body, rc: http.NewResponseController(w)}
 	ctx := r.Context()
 	var total int64
 	res, err := s.coord.Load(ctx, db, t, resp.Label, func(yield func(arrow.Record) error) error {

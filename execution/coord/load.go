@@ -3,7 +3,6 @@ package coord
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -36,16 +35,11 @@ type Source func(yield func(arrow.Record) error) error
 // load is re-published by Recover, an uncommitted one aborted, so a load is
 // visible everywhere or nowhere.
 func (c *Coordinator) Load(ctx context.Context, db string, t *catalog.Table, label string, src Source) (*LoadResult, error) {
-	lock := c.tableLock(t.ID)
-	lock.Lock()
-	defer lock.Unlock()
-	// The table may have changed (TRUNCATE, ALTER) while we waited.
-	cur, ok := c.cat.TableByID(t.ID)
-	if !ok {
+	if cur, ok := c.cat.TableByID(t.ID); ok {
+		t = cur
+	} else {
 		return nil, sqlerr.NoSuchTable.New(db, t.Name)
 	}
-	t = cur
-
 	txn, err := c.cat.BeginTxn(db, label, []catalog.TableID{t.ID})
 	if err != nil {
 		return nil, err
@@ -60,15 +54,21 @@ func (c *Coordinator) Load(ctx context.Context, db string, t *catalog.Table, lab
 	return res, nil
 }
 
-func (c *Coordinator) tableLock(id catalog.TableID) *sync.Mutex {
+// lockTable takes the table's publish lock, giving up when ctx ends.
+func (c *Coordinator) lockTable(ctx context.Context, id catalog.TableID) (unlock func(), err error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	m, ok := c.loadLocks[id]
+	ch, ok := c.publishLocks[id]
 	if !ok {
-		m = &sync.Mutex{}
-		c.loadLocks[id] = m
+		ch = make(chan struct{}, 1)
+		c.publishLocks[id] = ch
 	}
-	return m
+	c.mu.Unlock()
+	select {
+	case ch <- struct{}{}:
+		return func() { <-ch }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 type loader struct {
@@ -118,6 +118,14 @@ func (l *loader) run(src Source) (*LoadResult, error) {
 			parts = append(parts, p.ID)
 		}
 	}
+	// Commit and publish under the table's publish lock, so versions
+	// become visible in the order they were assigned. A TRUNCATE or DROP
+	// since the rows were written makes CommitTxn fail.
+	unlock, err := l.c.lockTable(l.ctx, l.t.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	// The commit point.
 	if _, err := l.c.cat.CommitTxn(l.txn, parts, rows, bytes); err != nil {
 		return nil, err

@@ -97,15 +97,16 @@ func (c *Coordinator) republish() {
 		if len(txn.Tables) != 1 {
 			continue // loads touch one table
 		}
-		lock := c.tableLock(txn.Tables[0])
-		lock.Lock()
-		if cur, ok := c.cat.Txn(txn.ID); ok && cur.State == catalog.TxnCommitted {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			if err := c.publish(ctx, txn.ID); err != nil {
-				c.log.Debug("republish", "txn", txn.ID, "err", err)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		unlock, err := c.lockTable(ctx, txn.Tables[0])
+		if err == nil {
+			if cur, ok := c.cat.Txn(txn.ID); ok && cur.State == catalog.TxnCommitted {
+				if err := c.publish(ctx, txn.ID); err != nil {
+					c.log.Debug("republish", "txn", txn.ID, "err", err)
+				}
 			}
-			cancel()
+			unlock()
 		}
-		lock.Unlock()
+		cancel()
 	}
 }

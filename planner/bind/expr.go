@@ -360,6 +360,10 @@ func (b *Binder) bindLiteral(v *sqlparser.SQLVal) (expr.Expr, error) {
 		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return expr.Lit(types.IntDatum(i)), nil
 		}
+		// Past BIGINT: a 39-digit integer within ±(2^127-1) is a LARGEINT.
+		if n, ok, fits := types.ParseDecimal(s, types.LargeIntPrecision, 0); ok && fits && len(strings.TrimLeft(s, "+-0")) > types.MaxDecimalPrecision {
+			return expr.Lit(types.Datum{T: types.LargeIntT, Dec: n}), nil
+		}
 		return decimalLiteral(s)
 	case sqlparser.FloatVal:
 		if strings.ContainsAny(s, "eE") {

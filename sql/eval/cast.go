@@ -490,7 +490,8 @@ func (ev *evaluator) castToDecimal(a vec, from, to types.T, o castOpts) (vec, er
 	m := a.arr.Len()
 	p, s := to.Precision, to.Scale
 	if to.Kind == types.LargeInt {
-		p, s = 38, 0
+		// LARGEINT is a 128-bit integer: 39 digits, bounded by ±(2^127-1).
+		p, s = types.LargeIntPrecision, 0
 	}
 	buf, out := fixedBuf[num](ev.mem, m)
 	valid := ev.validity(m, a)

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/dorisgo/dorisgo/sql/types"
 	"math"
 	"math/big"
 	"math/bits"
@@ -192,6 +193,9 @@ var pow10i64 = func() [19]int64 {
 
 // decFits reports whether a has at most p digits.
 func decFits(a num, p int) bool {
+	if p > types.MaxDecimalPrecision {
+		return true // LARGEINT: any 128-bit value
+	}
 	if p >= 38 {
 		p = 38
 	}
@@ -211,4 +215,9 @@ func decToFloat(a num, scale int) float64 {
 }
 
 // decMaxAt is the largest value with precision p (all nines).
-func decMaxAt(p int) num { return decimal128.GetMaxValue(int32(p)) }
+func decMaxAt(p int) num {
+	if p > types.MaxDecimalPrecision {
+		return decimal128.New(math.MaxInt64, math.MaxUint64) // LARGEINT: 2^127-1
+	}
+	return decimal128.GetMaxValue(int32(p))
+}

@@ -3,6 +3,7 @@ package types
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"time"
@@ -64,9 +65,8 @@ func (d *Datum) Prepare() {
 // Restore rebuilds Dec from its serialized mirror after decoding.
 func (d *Datum) Restore() {
 	if d.DecS != "" {
-		n, err := decimal128.FromString(d.DecS, 38, 0)
-		if err == nil {
-			d.Dec = n
+		if bi, ok := new(big.Int).SetString(d.DecS, 10); ok {
+			d.Dec = decimal128.FromBigInt(bi)
 		}
 	}
 }
@@ -334,21 +334,38 @@ func ParseDecimal(s string, prec, scale int) (n decimal128.Num, ok, fits bool) {
 	if keep == "" {
 		keep = "0"
 	}
-	if len(keep) > 38 {
+	if len(keep) > LargeIntPrecision {
 		return n, true, false
 	}
-	v, err := decimal128.FromString(keep, 38, 0)
-	if err != nil {
+	bi, okb := new(big.Int).SetString(keep, 10)
+	if !okb {
 		return n, false, false
 	}
 	if roundUp {
-		v = v.Add(decimal128.FromU64(1))
+		bi.Add(bi, big.NewInt(1))
 	}
 	if neg {
-		v = v.Negate()
+		bi.Neg(bi)
+	}
+	if bi.Cmp(maxInt128) > 0 || bi.Cmp(minInt128) < 0 {
+		return n, true, false
+	}
+	v := decimal128.FromBigInt(bi)
+	if prec > MaxDecimalPrecision {
+		return v, true, true // LARGEINT: the int128 bound was the check
 	}
 	return v, true, prec <= 0 || v.FitsInPrecision(int32(prec))
 }
+
+// LargeIntPrecision is LARGEINT's digit count: it holds ±(2^127-1).
+const LargeIntPrecision = 39
+
+var (
+	maxInt128 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 127), big.NewInt(1))
+	minInt128 = new(big.Int).Neg(maxInt128)
+)
+
+
 
 // DatumAt reads row i of an Arrow array of SQL type t as a Datum. It is the
 // slow path for edges (wire binary protocol, zone maps, tests).
