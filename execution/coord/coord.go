@@ -26,15 +26,22 @@ const HeartbeatInterval = time.Second
 type Coordinator struct {
 	cat *catalog.Catalog
 	log *slog.Logger
+	// ExchangeBudget bounds the unread bytes of every exchange receiver
+	// (and outbox) of the queries this coordinator runs; 0 means
+	// op.DefaultExchangeBudget. Set it before running queries.
+	ExchangeBudget int64
 
 	mu      sync.Mutex
 	clients map[catalog.BackendID]*rpc.Client
-	// loadLocks serialize loads per table so partition versions become
-	// visible in commit order.
-	loadLocks map[catalog.TableID]*sync.Mutex
+	// publishLocks serialize the commit and publication of loads per table
+	// so partition versions become visible in commit order; the rows are
+	// written before, concurrently.
+	publishLocks map[catalog.TableID]chan struct{}
 
-	stop chan struct{}
-	done chan struct{}
+	stop      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+	started   bool
 }
 
 // New returns a coordinator over cat; call Start to begin heartbeats.
@@ -43,7 +50,7 @@ func New(cat *catalog.Catalog, log *slog.Logger) *Coordinator {
 		log = slog.Default()
 	}
 	return &Coordinator{cat: cat, log: log, clients: map[catalog.BackendID]*rpc.Client{},
-		loadLocks: map[catalog.TableID]*sync.Mutex{}, stop: make(chan struct{}), done: make(chan struct{})}
+		publishLocks: map[catalog.TableID]chan struct{}{}, stop: make(chan struct{}), done: make(chan struct{})}
 }
 
 // Start runs one heartbeat round synchronously (so a fresh FE knows which
@@ -54,14 +61,17 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	if err := c.Recover(ctx); err != nil {
 		return err
 	}
+	c.started = true
 	go c.loop()
 	return nil
 }
 
 // Close stops heartbeats and closes backend connections.
 func (c *Coordinator) Close() {
-	close(c.stop)
-	<-c.done
+	c.closeOnce.Do(func() { close(c.stop) })
+	if c.started {
+		<-c.done
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, cl := range c.clients {
