@@ -534,7 +534,9 @@ func (ev *evaluator) castToDecimal(a vec, from, to types.T, o castOpts) (vec, er
 			if !ok(i) {
 				continue
 			}
-			if math.IsNaN(f) || math.IsInf(f, 0) {
+			// A double at or past ±2^127 does not fit LARGEINT, although its
+			// shortest text may parse below the bound.
+			if math.IsNaN(f) || math.IsInf(f, 0) || p > types.MaxDecimalPrecision && math.Abs(f) >= 0x1p127 {
 				out[i] = fit(i, num{}, false, int(math.Copysign(1, f)))
 				continue
 			}
