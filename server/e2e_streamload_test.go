@@ -142,6 +142,8 @@ func TestE2EStreamLoadStallDoesNotBlockInserts(t *testing.T) {
 	mustExec(t, db, "CREATE DATABASE stall")
 	mustExec(t, db, `CREATE TABLE stall.t (id INT NOT NULL) DUPLICATE KEY(id)
 	  DISTRIBUTED BY HASH(id) BUCKETS 2 PROPERTIES ("replication_num" = "1")`)
+	mustExec(t, db, `CREATE TABLE stall.probe (id INT NOT NULL) DUPLICATE KEY(id)
+	  DISTRIBUTED BY HASH(id) BUCKETS 1 PROPERTIES ("replication_num" = "1")`)
 	pr, pw := io.Pipe()
 	done := make(chan loadReply, 1)
 	go func() {
@@ -159,7 +161,14 @@ func TestE2EStreamLoadStallDoesNotBlockInserts(t *testing.T) {
 	if _, err := pw.Write(b.Bytes()); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// Wait until the load's transaction has begun: a probe reusing its label
+	// (with a format the server refuses before doing anything) sees it taken.
+	waitFor(t, 10*time.Second, "the stream load to begin", func() bool {
+		r, err := streamLoad(context.Background(), s.HTTPAddr(), "stall", "probe", "root", "",
+			map[string]string{"label": "slow", "format": "no-such-format"}, strings.NewReader(""))
+		return err == nil && r.Status == "Label Already Exists"
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	_, err := db.ExecContext(ctx, "INSERT INTO stall.t VALUES (0)")
 	cancel()
 	pw.Close()
