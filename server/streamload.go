@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -113,14 +114,13 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	var total int64
 	res, err := s.coord.Load(ctx, db, t, resp.Label, func(yield func(arrow.Record) error) error {
-		return parser.parse(ctx, body, func(rec arrow.Record, firstRow int) error {
-			out, err := toStorage(rec, parser.from, tableTypes(t), firstRow)
-			if err != nil {
-				return err
-			}
-			defer out.Release()
+		return pipeline(ctx, func(emit func(arrow.Record, int) error) error {
+			return parser.parse(ctx, body, emit)
+		}, func(rec arrow.Record, firstRow int) (arrow.Record, error) {
+			return toStorage(rec, parser.from, tableTypes(t), firstRow)
+		}, func(rec arrow.Record) error {
 			total += rec.NumRows()
-			return yield(out)
+			return yield(rec)
 		})
 	})
 	resp.LoadBytes = body.n
@@ -438,4 +438,86 @@ func (p *loadParser) parseJSON(ctx context.Context, r io.Reader, emit func(arrow
 		}
 	}
 	return p.flush(b, emit)
+}
+
+// loadConverters is how many goroutines convert parsed batches to column
+// types while the parser reads ahead and the caller routes to backends.
+const loadConverters = 2
+
+type rawBatch struct {
+	rec      arrow.Record
+	firstRow int
+}
+
+// pipeline runs a load's three stages concurrently: produce (parse the body)
+// feeds convert (typed, checked columns; several workers, since row order
+// within a load does not matter) feeds consume (route to the backends, in
+// the caller's goroutine). The first error stops every stage.
+func pipeline(ctx context.Context, produce func(emit func(arrow.Record, int) error) error,
+	convert func(arrow.Record, int) (arrow.Record, error), consume func(arrow.Record) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	raw := make(chan rawBatch, 2*loadConverters)
+	typed := make(chan arrow.Record, 2*loadConverters)
+	errc := make(chan error, 2+loadConverters)
+	go func() {
+		defer close(raw)
+		errc <- produce(func(rec arrow.Record, first int) error {
+			rec.Retain()
+			select {
+			case raw <- rawBatch{rec, first}:
+				return nil
+			case <-ctx.Done():
+				rec.Release()
+				return ctx.Err()
+			}
+		})
+	}()
+	var wg sync.WaitGroup
+	for i := 0; i < loadConverters; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range raw {
+				out, err := convert(b.rec, b.firstRow)
+				b.rec.Release()
+				if err != nil {
+					errc <- err
+					cancel()
+					continue
+				}
+				select {
+				case typed <- out:
+				case <-ctx.Done():
+					out.Release()
+				}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(typed)
+	}()
+	var cerr error
+	for rec := range typed {
+		if cerr == nil {
+			if cerr = consume(rec); cerr != nil {
+				cancel()
+			}
+		}
+		rec.Release()
+	}
+	// The producer's result comes first in errc unless a converter failed;
+	// report the first real failure, not the cancellations it caused.
+	close(errc)
+	var first error
+	for err := range errc {
+		if err != nil && (first == nil || errors.Is(first, context.Canceled)) {
+			first = err
+		}
+	}
+	if cerr != nil {
+		return cerr
+	}
+	return first
 }

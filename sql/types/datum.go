@@ -188,6 +188,11 @@ func floorDiv(a, b int64) int64 {
 // ParseDateTime parses 'YYYY-MM-DD[ HH:MM:SS[.ffffff]]' (also with 'T', and
 // compact 'YYYYMMDD[HHMMSS]') into microseconds since epoch.
 func ParseDateTime(s string) (us int64, ok bool) {
+	if len(s) == 10 && s[4] == '-' && s[7] == '-' {
+		if d, ok := parseISODate(s); ok {
+			return int64(d) * 86400 * 1e6, true
+		}
+	}
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return 0, false
@@ -284,6 +289,10 @@ func ParseDateTime(s string) (us int64, ok bool) {
 // rounding half away from zero beyond scale as MySQL does. ok is false for
 // malformed text; fits is false when the value needs more than prec digits.
 func ParseDecimal(s string, prec, scale int) (n decimal128.Num, ok, fits bool) {
+	if v, done := parseDecimalFast(s, scale); done {
+		n = decimal128.FromI64(v)
+		return n, true, prec <= 0 || prec > MaxDecimalPrecision || n.FitsInPrecision(int32(prec))
+	}
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return n, false, false
@@ -355,6 +364,75 @@ func ParseDecimal(s string, prec, scale int) (n decimal128.Num, ok, fits bool) {
 		return v, true, true // LARGEINT: the int128 bound was the check
 	}
 	return v, true, prec <= 0 || v.FitsInPrecision(int32(prec))
+}
+
+// parseDecimalFast handles the common plain form [-+]digits[.digits] whose
+// scaled value fits 18 digits, without allocating (bulk loads parse
+// millions of these). done is false when the slow path must decide.
+func parseDecimalFast(s string, scale int) (int64, bool) {
+	if len(s) == 0 || len(s) > 40 {
+		return 0, false
+	}
+	i, neg := 0, false
+	if s[0] == '-' || s[0] == '+' {
+		neg, i = s[0] == '-', 1
+	}
+	var v int64
+	digits, frac, seenDot, any := 0, 0, false, false
+	roundUp := false
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '.' && !seenDot:
+			seenDot = true
+		case c >= '0' && c <= '9':
+			any = true
+			if seenDot {
+				if frac == scale {
+					// The first dropped digit rounds half away from zero.
+					if frac == scale && !roundUp && c >= '5' {
+						roundUp = true
+					}
+					frac++
+					continue
+				}
+				if frac > scale {
+					continue
+				}
+				frac++
+			}
+			if v == 0 && c == '0' && !seenDot {
+				continue
+			}
+			digits++
+			if digits > 17 {
+				return 0, false
+			}
+			v = v*10 + int64(c-'0')
+		default:
+			return 0, false
+		}
+	}
+	if !any {
+		return 0, false
+	}
+	if frac > scale {
+		frac = scale
+	}
+	for ; frac < scale; frac++ {
+		digits++
+		if digits > 17 {
+			return 0, false
+		}
+		v *= 10
+	}
+	if roundUp {
+		v++
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // LargeIntPrecision is LARGEINT's digit count: it holds ±(2^127-1).
@@ -524,4 +602,51 @@ func (d Datum) Float() float64 {
 		return f
 	}
 	return float64(d.I)
+}
+
+var daysIn = [13]int{0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
+
+// parseISODate parses exactly YYYY-MM-DD without allocating (the bulk-load
+// form of DATE); anything else is left to the general parser.
+func parseISODate(s string) (int32, bool) {
+	num := func(a, b int) (int, bool) {
+		v := 0
+		for i := a; i < b; i++ {
+			c := s[i]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v, true
+	}
+	y, ok1 := num(0, 4)
+	m, ok2 := num(5, 7)
+	d, ok3 := num(8, 10)
+	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > daysIn[m] {
+		return 0, false
+	}
+	leap := y%4 == 0 && (y%100 != 0 || y%400 == 0)
+	if m == 2 && d == 29 && !leap {
+		return 0, false
+	}
+	return daysFromCivil(y, m, d), true
+}
+
+// daysFromCivil is Howard Hinnant's days_from_civil: days since 1970-01-01
+// of a proleptic Gregorian date.
+func daysFromCivil(y, m, d int) int32 {
+	if m <= 2 {
+		y--
+	}
+	era := y
+	if era < 0 {
+		era -= 399
+	}
+	era /= 400
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int32(era*146097 + doe - 719468)
 }

@@ -113,3 +113,30 @@ func TestCompare(t *testing.T) {
 		t.Error("NULL sorts first")
 	}
 }
+
+func TestParseFastPathsAgree(t *testing.T) {
+	for _, s := range []string{"0", "1", "-1", "1.5", "1.25", "1.255", "-1.255", "0.005", "123456.78", "99999999.99", ".5", "5.", "+3.14159", "00012.3400"} {
+		for _, scale := range []int{0, 2, 4} {
+			fast, ok := parseDecimalFast(s, scale)
+			if !ok {
+				continue
+			}
+			slow, okS, _ := ParseDecimal(" "+s, 38, scale) // the space forces the slow path
+			if !okS || decimal128.FromI64(fast) != slow {
+				t.Errorf("%q scale %d: fast %d slow %s", s, scale, fast, FormatDecimal(slow, scale))
+			}
+		}
+	}
+	for _, s := range []string{"1970-01-01", "2000-02-29", "1900-02-28", "0001-01-01", "9999-12-31", "2024-06-15"} {
+		d, ok := parseISODate(s)
+		us, ok2 := ParseDateTime(s + " 00:00:00")
+		if !ok || !ok2 || int64(d)*86400*1e6 != us {
+			t.Errorf("%s: fast %d slow %d", s, d, us/86400e6)
+		}
+	}
+	for _, s := range []string{"2023-02-29", "2024-13-01", "2024-00-10", "2024-04-31"} {
+		if _, ok := parseISODate(s); ok {
+			t.Errorf("%s accepted", s)
+		}
+	}
+}
