@@ -2,36 +2,89 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/dorisgo/dorisgo/planner/explain"
 	"github.com/dorisgo/dorisgo/planner/fragment"
+	"github.com/dorisgo/dorisgo/planner/physical"
 	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
 
-// explain prints the plan that would run, one line per row.
+// plannerContext is what distributed planning reads of this session: its
+// variables, overridden by the statement's SET_VAR hints, and its Spark hints.
+func (s *Session) plannerContext(h *parser.Hints) *physical.Context {
+	v := physical.DefaultVars()
+	for _, name := range physical.VarNames() {
+		v.Set(name, s.vars.get(name))
+	}
+	ctx := &physical.Context{Cat: s.srv.cat, Vars: v}
+	if h != nil {
+		for _, sv := range h.SetVars {
+			ctx.Vars.Set(sv.Name, sv.Value)
+		}
+		ctx.Spark = h.Spark
+	}
+	return ctx
+}
+
+// explain prints the distributed plan, one line per row.
 func (s *Session) explain(ctx context.Context, st *parser.Explain, w wire.ResultWriter) error {
 	v, ok := st.Stmt.(*parser.Vitess)
 	if !ok {
 		return sqlerr.NotSupportedYet.New("EXPLAIN of this statement")
 	}
-	_, plan, err := s.planQuery(v, nil)
+	sel, ok := v.AST.(sqlparser.SelectStatement)
+	if !ok {
+		return sqlerr.NotSupportedYet.New("EXPLAIN of this statement")
+	}
+	bc := s.bindContext(nil)
+	bc.Hints = v.Hints
+	q, err := newBinderCtx(bc).BindSelect(sel)
 	if err != nil {
 		return err
 	}
+	out := make([]types.Column, len(q.Outputs))
+	for i, o := range q.Outputs {
+		out[i] = types.Column{Name: o.Name, Type: o.Col.T, Nullable: o.Col.Null}
+	}
+	mode := explain.Plain
+	switch st.Mode {
+	case parser.ExplainVerbose:
+		mode = explain.Verbose
+	case parser.ExplainDistributed:
+		mode = explain.Distributed
+	}
+	var lines []string
+	d, err := physical.PlanDistributed(s.plannerContext(v.Hints), q.Plan, out)
+	switch {
+	case errors.Is(err, physical.ErrNotDistributable):
+		// Correlated subqueries still run as today's single-root plan.
+		_, plan, err := s.planQuery(v, nil)
+		if err != nil {
+			return err
+		}
+		lines = legacyExplainLines(plan)
+	case err != nil:
+		return err
+	default:
+		lines = d.Explain(mode)
+	}
 	var rows [][]types.Datum
-	for _, line := range explainLines(plan) {
+	for _, line := range lines {
 		rows = append(rows, []types.Datum{str(line)})
 	}
 	return writeTable(w, []wire.Column{strCol("Explain String")}, rows)
 }
 
-// explainLines is a first, plain rendering of the fragments; the Doris
-// format of DORIS-PLANNING.md §3 lives in planner/explain.
-func explainLines(p *fragment.Plan) []string {
+// legacyExplainLines renders a plan physical.Plan made (no distribution).
+func legacyExplainLines(p *fragment.Plan) []string {
 	var out []string
 	for _, f := range p.Fragments {
 		out = append(out, fmt.Sprintf("PLAN FRAGMENT %d", f.ID))
@@ -66,6 +119,18 @@ func kindName(k fragment.NodeKind) string {
 		return "UNION"
 	case fragment.KindExchange:
 		return "EXCHANGE"
+	case fragment.KindHashJoin:
+		return "HASH JOIN"
+	case fragment.KindNestedLoopJoin:
+		return "NESTED LOOP JOIN"
+	case fragment.KindAgg:
+		return "AGGREGATE"
+	case fragment.KindSort:
+		return "SORT"
+	case fragment.KindTopN:
+		return "TOP-N"
+	case fragment.KindApply:
+		return "APPLY"
 	}
 	return "?"
 }

@@ -26,6 +26,8 @@ func newBinder(s *Session, params []types.Datum) *bind.Binder {
 	return bind.New(s.bindContext(params))
 }
 
+func newBinderCtx(c *bind.Context) *bind.Binder { return bind.New(c) }
+
 // constValue folds a constant expression to its value.
 func constValue(x expr.Expr) (types.Datum, error) {
 	return eval.EvalConst(&expr.Context{Now: time.Now()}, x)

@@ -28,6 +28,28 @@
 //	                   receiving fragment's anchor scan (bucket shuffle)
 //	StreamRandom       any receiver (round robin per batch)
 //
+// Distributed plans (physical.PlanDistributed) add:
+//   - JoinSpec.Dist names the chosen distribution; the join runs in its left
+//     child's fragment for DistColocate, DistBucketShuffle and DistBroadcast
+//     (right side: none, StreamBucketHash, StreamBroadcast exchange), in an
+//     exchange-fed HashPartitioned fragment for DistPartitioned (both sides
+//     StreamHash on their keys).
+//   - Two-phase aggregation: AggUpdateSerialize outputs groups ++ one partial
+//     state column per call (typed as the call's result); after a StreamHash
+//     exchange on the groups (StreamGather without groups) AggMergeFinalize
+//     has Groups = the exchange's group columns and each call's Args = its
+//     partial state column (count merges by summing). Only count, sum, min,
+//     max and any_value are split; DISTINCT and others run one phase.
+//   - ORDER BY over partitioned input: SORT/TOP-N per instance, then a
+//     Merge exchange (ExchangeSpec.SortKeys/Offset/Limit) in an
+//     Unpartitioned fragment.
+//   - Fragment 0 may be a partitioned fragment holding the RESULT SINK when
+//     it has at most one instance (a scan fragment reading one tablet), as
+//     Doris plans it; the coordinator runs it on that tablet's backend and
+//     forwards its rows.
+//   - Node ids: operators EXPLAIN shows are numbered as EXPLAIN prints them;
+//     projections, bare limits and HAVING filters get larger ids.
+//
 // Expressions in a node refer to its input by position: children[0]'s
 // columns, then children[1]'s for joins. Node.Output is the node's result
 // shape; Exchange outputs equal the sending fragment root's output.

@@ -155,6 +155,14 @@ type ValuesSpec struct {
 type ExchangeSpec struct {
 	From  FragmentID `json:"from"`
 	Merge bool       `json:"merge,omitempty"` // MERGING-EXCHANGE keeps sort order
+	// SortKeys (Merge only) order the merged streams; each sender instance
+	// sends rows already sorted by them (over the exchange's output columns).
+	SortKeys []SortKey `json:"sort_keys,omitempty"`
+	// Offset and Limit (Merge only) apply to the merged stream (Limit -1 or
+	// 0 with no SortKeys: unlimited). A TOP-N below keeps offset+limit rows
+	// per instance with offset 0.
+	Offset int64 `json:"offset,omitempty"`
+	Limit  int64 `json:"limit,omitempty"`
 }
 
 // Ex wraps an expr.Expr so plan nodes marshal to JSON.

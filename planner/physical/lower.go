@@ -8,6 +8,14 @@
 // gather exchanges:
 //
 //	Fragment 0 (UNPARTITIONED, FE): joins, aggregation, sort, ... ← EXCHANGE ← Fragment n (scan on BEs)
+//
+// PlanDistributed is the distributed planner (DORIS-PLANNING.md): build
+// (physical operators with statistics) → decideJoin per join (colocate R1–R9,
+// bucket shuffle B1–B8, broadcast vs partitioned by network bytes, hints) →
+// EnforceDistribution (the only place exchanges are created, via
+// planner/props Satisfies) → cut (fragments root-first) → emit (plan data)
+// and Explain (planner/explain). Execution still uses Plan until the
+// executor runs multi-fragment plans.
 package physical
 
 import (

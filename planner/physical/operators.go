@@ -114,6 +114,11 @@ func (p *planner) lowerWindow(n *logical.Window) (*fragment.Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	return p.lowerWindowOver(n, cur)
+}
+
+// lowerWindowOver computes n's calls over its already lowered input cur.
+func (p *planner) lowerWindowOver(n *logical.Window, cur *fragment.Node) (*fragment.Node, error) {
 	curCols := append([]logical.Column{}, n.Input.Columns()...)
 	done := make([]bool, len(n.Calls))
 	for i := range n.Calls {

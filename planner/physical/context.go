@@ -1,0 +1,74 @@
+package physical
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/sql/parser"
+)
+
+// Vars are the session variables distributed planning reads
+// (DORIS-PLANNING.md §7).
+type Vars struct {
+	EnableBucketShuffleJoin    bool
+	DisableColocatePlan        bool
+	DisableJoinReorder         bool
+	PreferJoinMethod           string // "broadcast" (ties broadcast) or "shuffle"
+	AutoBroadcastJoinThreshold float64
+	BroadcastRowCountLimit     float64
+	ExecMemLimit               int64
+	ParallelPipelineTaskNum    int
+	EnableLocalShuffle         bool
+}
+
+// DefaultVars are the variables' defaults.
+func DefaultVars() Vars {
+	return Vars{EnableBucketShuffleJoin: true, PreferJoinMethod: "broadcast", AutoBroadcastJoinThreshold: 0.8,
+		BroadcastRowCountLimit: 30000000, ExecMemLimit: 2147483648, EnableLocalShuffle: true}
+}
+
+// Context is what distributed planning reads besides the plan: the catalog
+// (placement, statistics, colocate groups), the session variables and the
+// statement's Spark-style hints. Nothing is read from globals.
+type Context struct {
+	Cat   *catalog.Catalog
+	Vars  Vars
+	Spark []parser.SparkHint
+}
+
+// Set assigns one variable by its session name (values as SET stores them);
+// unknown names are ignored, as they do not affect planning.
+func (v *Vars) Set(name, value string) {
+	b := func() bool {
+		s := strings.ToLower(strings.TrimSpace(value))
+		return s == "1" || s == "true" || s == "on"
+	}
+	f := func() float64 { x, _ := strconv.ParseFloat(strings.TrimSpace(value), 64); return x }
+	switch strings.ToLower(name) {
+	case "enable_bucket_shuffle_join":
+		v.EnableBucketShuffleJoin = b()
+	case "disable_colocate_plan":
+		v.DisableColocatePlan = b()
+	case "disable_join_reorder":
+		v.DisableJoinReorder = b()
+	case "prefer_join_method":
+		v.PreferJoinMethod = strings.ToLower(strings.TrimSpace(value))
+	case "auto_broadcast_join_threshold":
+		v.AutoBroadcastJoinThreshold = f()
+	case "broadcast_row_count_limit":
+		v.BroadcastRowCountLimit = f()
+	case "exec_mem_limit":
+		v.ExecMemLimit = int64(f())
+	case "parallel_pipeline_task_num":
+		v.ParallelPipelineTaskNum = int(f())
+	case "enable_local_shuffle":
+		v.EnableLocalShuffle = b()
+	}
+}
+
+// VarNames are the session variables Vars holds.
+func VarNames() []string {
+	return []string{"enable_bucket_shuffle_join", "disable_colocate_plan", "disable_join_reorder", "prefer_join_method",
+		"auto_broadcast_join_threshold", "broadcast_row_count_limit", "exec_mem_limit", "parallel_pipeline_task_num", "enable_local_shuffle"}
+}

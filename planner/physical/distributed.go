@@ -1,0 +1,117 @@
+package physical
+
+import (
+	"github.com/dorisgo/dorisgo/planner/explain"
+	"github.com/dorisgo/dorisgo/planner/fragment"
+	"github.com/dorisgo/dorisgo/planner/logical"
+	"github.com/dorisgo/dorisgo/planner/props"
+	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+// Distributed is a distributed plan: the fragments that would run and what
+// EXPLAIN prints of them (the same objects; EXPLAIN never plans twice).
+type Distributed struct {
+	Plan  *fragment.Plan
+	d     *distPlanner
+	frags []*pfrag
+	root  *pnode
+}
+
+// PlanDistributed places root on the cluster (DORIS-PLANNING.md): join
+// order, per-join distribution (colocate → bucket shuffle → broadcast →
+// partitioned), two-phase aggregation, merging sorts; EnforceDistribution
+// inserts the exchanges and the plan is cut into fragments at them. out
+// names the result columns. ErrNotDistributable: use Plan.
+func PlanDistributed(ctx *Context, root logical.Node, out []types.Column) (*Distributed, error) {
+	root = logical.Optimize(root)
+	d := &distPlanner{ctx: ctx, eq: props.NewEquivClasses(), subst: map[logical.ColumnID]expr.Expr{}}
+	d.nextCol = maxColumnID(root) + 1
+	for _, be := range ctx.Cat.Backends() {
+		if be.Alive && !be.Decommissioned {
+			d.aliveBackend++
+		}
+	}
+	if !ctx.Vars.DisableJoinReorder {
+		root = d.reorder(root)
+	}
+	n, err := d.build(root)
+	if err != nil {
+		return nil, err
+	}
+	n = d.EnforceDistribution(n)
+	if d.rootInstances(n) > 1 {
+		n = d.require(n, sideReq{req: props.Required{Kind: props.ReqSingle}})
+	}
+	if !d.checkEdges(n) {
+		return nil, sqlerr.Assertf("physical: an exchange does not deliver what its parent requires")
+	}
+	frags := d.cut(n)
+	plan, err := d.emit(frags, out)
+	if err != nil {
+		return nil, err
+	}
+	return &Distributed{Plan: plan, d: d, frags: frags, root: n}, nil
+}
+
+// maxColumnID is the largest column id in the plan.
+func maxColumnID(n logical.Node) logical.ColumnID {
+	m := logical.ColumnID(0)
+	for _, c := range n.Columns() {
+		m = max(m, c.ID)
+	}
+	for _, in := range n.Inputs() {
+		m = max(m, maxColumnID(in))
+	}
+	if s, ok := n.(*logical.Scan); ok {
+		for _, c := range s.Cols {
+			m = max(m, c.ID)
+		}
+	}
+	return m
+}
+
+// JoinDists lists the distribution of every join in node-id order (tests).
+func (p *Distributed) JoinDists() []fragment.Distribution {
+	var out []fragment.Distribution
+	var walk func(n *pnode)
+	walk = func(n *pnode) {
+		for _, c := range n.children {
+			walk(c)
+		}
+		if n.op == opJoin {
+			out = append(out, n.join.dist)
+		}
+	}
+	walk(p.root)
+	return out
+}
+
+// Explain renders the plan in Doris's format (plain or VERBOSE) or Trino's
+// (Distributed).
+func (p *Distributed) Explain(mode explain.Mode) []string {
+	var frags []explain.Fragment
+	for _, f := range p.frags {
+		ef := explain.Fragment{ID: int(f.id), ExchangeID: -1, Root: visibleNode(f.root)}
+		if f.sink == nil {
+			for _, c := range f.root.cols {
+				ef.OutputExprs = append(ef.OutputExprs, p.d.show(c.Ref()))
+			}
+		} else {
+			ef.ExchangeID = int(f.sink.id)
+			ef.SinkPartition = p.d.sinkText(f.sink)
+		}
+		ef.Partition = p.d.partitionText(f)
+		frags = append(frags, ef)
+	}
+	return explain.Doris(frags, mode)
+}
+
+// visibleNode skips operators EXPLAIN hides.
+func visibleNode(n *pnode) *pnode {
+	for n.hidden {
+		n = n.child()
+	}
+	return n
+}

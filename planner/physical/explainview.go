@@ -1,0 +1,290 @@
+package physical
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dorisgo/dorisgo/planner/explain"
+	"github.com/dorisgo/dorisgo/planner/fragment"
+	"github.com/dorisgo/dorisgo/planner/logical"
+	"github.com/dorisgo/dorisgo/planner/props"
+	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/storage"
+)
+
+var _ explain.Node = (*pnode)(nil)
+
+// show is an expression as EXPLAIN prints it: columns replaced by what
+// computes them.
+func (d *distPlanner) show(e expr.Expr) string {
+	return strings.ReplaceAll(d.display(e).String(), "`*`", "*")
+}
+
+func (d *distPlanner) showAll(es []expr.Expr) string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = d.show(e)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (d *distPlanner) sinkText(x *pnode) string {
+	switch x.exch.req.Kind {
+	case props.ReqHash:
+		return "HASH_PARTITIONED: " + d.showAll(x.exch.keys)
+	case props.ReqBucket:
+		return "BUCKET_SHFFULE_HASH_PARTITIONED: " + d.showAll(x.exch.keys)
+	case props.ReqAny:
+		return "RANDOM"
+	}
+	return "UNPARTITIONED"
+}
+
+func (d *distPlanner) partitionText(f *pfrag) string {
+	l := leftmost(f.root)
+	switch l.op {
+	case opScan:
+		if !l.scan.hashPartitioned() {
+			return "RANDOM"
+		}
+		t := l.scan.ls.Table
+		var cols []string
+		for _, c := range t.Dist.Columns {
+			cols = append(cols, "`"+l.scan.ls.Alias+"`.`"+t.Columns[c].Name+"`")
+		}
+		return "HASH_PARTITIONED: " + strings.Join(cols, ", ")
+	case opExchange:
+		if l.exch.req.Kind == props.ReqHash || l.exch.req.Kind == props.ReqBucket {
+			return "HASH_PARTITIONED: " + d.showAll(l.exch.keys)
+		}
+	}
+	return "UNPARTITIONED"
+}
+
+// NodeID implements explain.Node.
+func (n *pnode) NodeID() int { return int(n.id) }
+
+// Inputs implements explain.Node: in-fragment children, hidden ones skipped.
+func (n *pnode) Inputs() []explain.Node {
+	if n.op == opExchange {
+		return nil
+	}
+	var out []explain.Node
+	for _, c := range n.children {
+		out = append(out, visibleNode(c))
+	}
+	return out
+}
+
+var aggPhaseNames = [...]string{"update finalize", "update serialize", "merge finalize", "merge serialize"}
+
+var distNames = map[fragment.Distribution]string{fragment.DistBroadcast: "BROADCAST", fragment.DistPartitioned: "PARTITIONED",
+	fragment.DistBucketShuffle: "BUCKET_SHUFFLE", fragment.DistColocate: "COLOCATE"}
+
+// Label implements explain.Node.
+func (n *pnode) Label() string {
+	switch n.op {
+	case opScan:
+		return "OlapScanNode"
+	case opFilter:
+		return "SELECT"
+	case opValues:
+		return "UNION"
+	case opJoin:
+		switch {
+		case !n.join.nested():
+			return "HASH JOIN"
+		case n.join.typ == logical.CrossJoin || n.join.typ == logical.InnerJoin:
+			return "CROSS JOIN"
+		}
+		return "NESTED LOOP JOIN"
+	case opAgg:
+		return "AGGREGATE (" + aggPhaseNames[n.agg.phase] + ")"
+	case opSort:
+		return "SORT"
+	case opTopN:
+		return "TOP-N"
+	case opSetOp:
+		return [...]string{"UNION", "UNION", "INTERSECT", "EXCEPT"}[n.setop.Kind]
+	case opWindow:
+		return "ANALYTIC"
+	case opExchange:
+		if n.exch.merge {
+			return "MERGING-EXCHANGE"
+		}
+		return "EXCHANGE"
+	}
+	return "?"
+}
+
+// Explain implements explain.Node.
+func (n *pnode) Explain(w *explain.Writer) {
+	d := n.pl
+	switch n.op {
+	case opScan:
+		so := n.scan
+		t := so.ls.Table
+		w.Attr("TABLE: %s", t.Name)
+		if t.Keys == storage.AggKeys {
+			w.Attr("PREAGGREGATION: OFF. Reason: No AggregateInfo")
+		} else {
+			w.Attr("PREAGGREGATION: ON")
+		}
+		if len(so.conds) > 0 {
+			w.Attr("PREDICATES: %s", d.showAll(so.conds))
+		}
+		total := 0
+		for _, p := range t.Partitions {
+			total += len(p.Tablets)
+		}
+		w.Attr("partitions=%d/%d", so.parts, len(t.Partitions))
+		w.Attr("tablets=%d/%d", len(so.tablets), total)
+		var ids []string
+		for i, tb := range so.tablets {
+			if i == 3 {
+				ids = append(ids, "...")
+				break
+			}
+			ids = append(ids, fmt.Sprint(tb.Tablet))
+		}
+		w.Attr("tabletList=%s", strings.Replace(strings.Join(ids, ","), ",...", " ...", 1))
+		w.Attr("cardinality=%d", n.rows)
+		w.Attr("avgRowSize=%.1f", n.width)
+		w.Attr("numNodes=%d", so.backends)
+	case opFilter:
+		w.Attr("predicates: %s", d.showAll(n.conds))
+		w.Attr("cardinality=%d", n.rows)
+	case opValues:
+		if len(n.values.Rows) > 0 && len(n.values.Cols) > 0 {
+			w.Attr("constant exprs:")
+			for _, r := range n.values.Rows {
+				w.Attr("    %s", strings.Join(strings.Split(d.showAll(r), ", "), " | "))
+			}
+		}
+	case opJoin:
+		n.explainJoin(w)
+	case opAgg:
+		a := n.agg
+		if a.phase == fragment.AggUpdateSerialize && len(a.l.Groups) > 0 {
+			w.Attr("STREAMING")
+		}
+		var outs []string
+		for i, c := range a.l.Aggs {
+			s := d.show(c.Col.Ref())
+			if a.merge != nil {
+				s = strings.SplitN(c.Fn, " ", 2)[0] + "(" + d.show(a.merge.partial[i].Ref()) + ")"
+			}
+			outs = append(outs, s)
+		}
+		if len(outs) > 0 {
+			w.Attr("output: %s", strings.Join(outs, ", "))
+		}
+		w.Attr("group by: %s", d.showAll(a.l.Groups))
+		if len(a.having) > 0 {
+			w.Attr("having: %s", d.showAll(a.having))
+		}
+		w.Attr("cardinality=%d", n.rows)
+	case opSort, opTopN:
+		w.Attr("order by: %s", d.sortText(n.keys))
+		w.Attr("offset: %d", n.offset)
+		if n.op == opTopN {
+			w.Attr("limit: %d", n.count)
+		}
+	case opWindow:
+		var fns []string
+		for _, c := range n.window.Calls {
+			fns = append(fns, d.show(c.Col.Ref()))
+		}
+		w.Attr("functions: [%s]", strings.Join(fns, ", "))
+		if c := n.window.Calls; len(c) > 0 && len(c[0].PartitionBy) > 0 {
+			w.Attr("partition by: %s", d.showAll(c[0].PartitionBy))
+		}
+		if c := n.window.Calls; len(c) > 0 && len(c[0].OrderBy) > 0 {
+			w.Attr("order by: %s", d.sortText(c[0].OrderBy))
+		}
+	case opExchange:
+		x := n.exch
+		if x.merge {
+			if x.offset > 0 {
+				w.Attr("offset: %d", x.offset)
+			}
+			if x.limit >= 0 {
+				w.Attr("limit: %d", x.limit)
+			}
+		} else if l := n.exchLimit; l != nil {
+			if l.offset > 0 {
+				w.Attr("offset: %d", l.offset)
+			}
+			if l.count >= 0 {
+				w.Attr("limit: %d", l.count)
+			}
+		}
+		w.VAttr("cardinality=%d", n.rows)
+	}
+}
+
+func (d *distPlanner) sortText(keys []logical.SortKey) string {
+	var parts []string
+	for _, k := range keys {
+		dir := "ASC"
+		if k.Desc {
+			dir = "DESC"
+		}
+		parts = append(parts, d.show(k.Expr)+" "+dir)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (n *pnode) explainJoin(w *explain.Writer) {
+	d, j := n.pl, n.join
+	if j.nested() {
+		if n.Label() == "CROSS JOIN" {
+			w.Attr("cross join:")
+		} else if j.dist == fragment.DistBroadcast {
+			w.Attr("join op: %s (BROADCAST)", j.typ)
+		} else {
+			w.Attr("join op: %s", j.typ)
+		}
+		if len(j.other) > 0 {
+			w.Attr("predicates: %s", d.showAll(j.other))
+		} else {
+			w.Attr("predicates is NULL.")
+		}
+		w.Attr("cardinality=%d", n.rows)
+		return
+	}
+	w.Attr("join op: %s (%s)", j.typ, distNames[j.dist])
+	w.Attr("hash predicates:")
+	if j.colocate == ReasonNone {
+		w.Attr("colocate: true")
+	} else {
+		w.Attr("colocate: false, reason: %s", j.colocate)
+	}
+	if j.ignored != ReasonNone {
+		w.Attr("hint: %s ignored, reason: %s", j.hintTxt, j.ignored)
+	}
+	for _, e := range j.equi {
+		op := "="
+		if e.NullSafe && e.L.Nullable() && e.R.Nullable() {
+			op = "<=>"
+		}
+		w.Attr("equal join conjunct: %s %s %s", d.show(e.L), op, d.show(e.R))
+	}
+	if len(j.other) > 0 {
+		w.Attr("other join predicates: %s", d.showAll(j.other))
+	}
+	w.Attr("cardinality=%d", n.rows)
+	if w.Verbose() {
+		w.Attr("distribution candidates:")
+		for _, c := range j.cands {
+			state := "rejected, reason: " + c.reason.String()
+			switch {
+			case c.dist == j.dist:
+				state = "chosen"
+			case c.ok:
+				state = "possible, not taken"
+			}
+			w.Attr("  %s: network bytes=%d, %s", distNames[c.dist], c.bytes, state)
+		}
+	}
+}

@@ -1,0 +1,275 @@
+package physical_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/planner/bind"
+	"github.com/dorisgo/dorisgo/planner/explain"
+	"github.com/dorisgo/dorisgo/planner/physical"
+	"github.com/dorisgo/dorisgo/sql/parser"
+	"github.com/dorisgo/dorisgo/sql/types"
+	"github.com/dorisgo/dorisgo/storage"
+)
+
+var update = flag.Bool("update", false, "rewrite planner/testdata golden files")
+
+// TestGolden runs planner/testdata/*.txt. Each case is
+//
+//	<command> [args]
+//	<input lines>
+//	----
+//	<expected output>
+//	====
+//
+// Commands: backends N; exec-ddl (CREATE TABLE / CREATE DATABASE / ALTER
+// colocate); inject-stats (lines "table rows": commits a load of that many
+// rows spread over the table's tablets, without data); set (k=v lines);
+// unstable (group name: marks the group unstable); explain [verbose].
+func TestGolden(t *testing.T) {
+	files, err := filepath.Glob("../testdata/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden files: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) { runGolden(t, f) })
+	}
+}
+
+type env struct {
+	cat  *catalog.Catalog
+	db   string
+	vars physical.Vars
+}
+
+func runGolden(t *testing.T, path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := storage.OpenMeta(t.TempDir(), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer meta.Close()
+	cat, err := catalog.Open(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{cat: cat, db: "shop", vars: physical.DefaultVars()}
+	if _, err := cat.CreateDatabase("shop", false); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	var out strings.Builder
+	changed := false
+	for i := 0; i < len(lines); {
+		l := lines[i]
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
+			out.WriteString(l + "\n")
+			i++
+			continue
+		}
+		cmd := l
+		i++
+		var input []string
+		for i < len(lines) && lines[i] != "----" {
+			input = append(input, lines[i])
+			i++
+		}
+		i++ // ----
+		var want []string
+		for i < len(lines) && lines[i] != "====" {
+			want = append(want, lines[i])
+			i++
+		}
+		i++ // ====
+		got := e.run(t, cmd, input)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			if !*update {
+				t.Errorf("%s:\n%s\n%s\n--- got:\n%s\n--- want:\n%s", path, cmd, strings.Join(input, "\n"), strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			changed = true
+		}
+		out.WriteString(cmd + "\n")
+		for _, s := range input {
+			out.WriteString(s + "\n")
+		}
+		out.WriteString("----\n")
+		for _, s := range got {
+			out.WriteString(s + "\n")
+		}
+		out.WriteString("====\n")
+	}
+	if *update && changed {
+		if err := os.WriteFile(path, []byte(strings.TrimRight(out.String(), "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func (e *env) run(t *testing.T, cmd string, input []string) []string {
+	fields := strings.Fields(cmd)
+	var err error
+	var out []string
+	switch fields[0] {
+	case "backends":
+		n, _ := strconv.Atoi(fields[1])
+		for i := range n {
+			be, aerr := e.cat.AddBackend("127.0.0.1", 9060+i)
+			if aerr != nil {
+				t.Fatal(aerr)
+			}
+			e.cat.SetBackendState(be.ID, true, "", time.Now())
+		}
+	case "exec-ddl":
+		err = e.ddl(strings.Join(input, "\n"))
+	case "inject-stats":
+		for _, l := range input {
+			f := strings.Fields(l)
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			if err = e.inject(f[0], n); err != nil {
+				break
+			}
+		}
+	case "set":
+		for _, l := range input {
+			k, v, _ := strings.Cut(l, "=")
+			e.vars.Set(strings.TrimSpace(k), strings.TrimSpace(v))
+		}
+	case "unstable":
+		err = e.cat.SetGroupStable(e.db, strings.TrimSpace(input[0]), false)
+	case "explain":
+		mode := explain.Plain
+		if len(fields) > 1 && fields[1] == "verbose" {
+			mode = explain.Verbose
+		}
+		out, err = e.explain(strings.Join(input, "\n"), mode)
+	default:
+		t.Fatalf("unknown command %q", cmd)
+	}
+	if err != nil {
+		return []string{"error: " + err.Error()}
+	}
+	return out
+}
+
+func (e *env) explain(sql string, mode explain.Mode) ([]string, error) {
+	st, err := parser.ParseOne(sql)
+	if err != nil {
+		return nil, err
+	}
+	v, ok := st.(*parser.Vitess)
+	if !ok {
+		return nil, fmt.Errorf("not a query")
+	}
+	sel, ok := v.AST.(sqlparser.SelectStatement)
+	if !ok {
+		return nil, fmt.Errorf("not a query")
+	}
+	q, err := bind.New(&bind.Context{Cat: e.cat, DB: e.db, Now: time.Now(), Hints: v.Hints}).BindSelect(sel)
+	if err != nil {
+		return nil, err
+	}
+	vars := e.vars
+	for _, sv := range v.Hints.SetVars {
+		vars.Set(sv.Name, sv.Value)
+	}
+	out := make([]types.Column, len(q.Outputs))
+	for i, o := range q.Outputs {
+		out[i] = types.Column{Name: o.Name, Type: o.Col.T, Nullable: o.Col.Null}
+	}
+	p, err := physical.PlanDistributed(&physical.Context{Cat: e.cat, Vars: vars, Spark: v.Hints.Spark}, q.Plan, out)
+	if err != nil {
+		return nil, err
+	}
+	return p.Explain(mode), nil
+}
+
+func (e *env) inject(table string, rows int64) error {
+	tb, err := e.cat.Table(e.db, table)
+	if err != nil {
+		return err
+	}
+	txn, err := e.cat.BeginTxn(e.db, "", []catalog.TableID{tb.ID})
+	if err != nil {
+		return err
+	}
+	var parts []catalog.PartitionID
+	var tablets []storage.TabletID
+	for _, p := range tb.Partitions {
+		parts = append(parts, p.ID)
+		for _, x := range p.Tablets {
+			tablets = append(tablets, x.ID)
+		}
+	}
+	per := map[storage.TabletID]int64{}
+	for i, id := range tablets {
+		per[id] = rows / int64(len(tablets))
+		if int64(i) < rows%int64(len(tablets)) {
+			per[id]++
+		}
+	}
+	if _, err := e.cat.CommitTxn(txn.ID, parts, per, nil); err != nil {
+		return err
+	}
+	return e.cat.FinishTxn(txn.ID)
+}
+
+// ddl runs CREATE TABLE (Doris form) or ALTER TABLE t SET ("colocate_with"=g).
+func (e *env) ddl(sql string) error {
+	st, err := parser.ParseOne(sql)
+	if err != nil {
+		return err
+	}
+	switch x := st.(type) {
+	case *parser.AlterTableSet:
+		return e.cat.SetColocateGroup(e.db, x.Table, x.Properties["colocate_with"])
+	case *parser.CreateTable:
+		spec := &catalog.TableSpec{Name: x.Name, Properties: x.Properties, KeyColumns: x.KeyColumns, ReplicationNum: 1,
+			ColocateWith: x.Properties["colocate_with"], Keys: storage.DupKeys}
+		switch x.Keys {
+		case parser.KeysUnique:
+			spec.Keys = storage.UniqueKeys
+		case parser.KeysAggregate:
+			spec.Keys = storage.AggKeys
+		}
+		for _, c := range x.Columns {
+			spec.Columns = append(spec.Columns, catalog.Column{Column: types.Column{Name: c.Name, Type: c.Type, Nullable: c.Nullable}})
+		}
+		if len(spec.KeyColumns) == 0 {
+			spec.KeyColumns = []string{x.Columns[0].Name}
+		}
+		if r, ok := x.Properties["replication_num"]; ok {
+			spec.ReplicationNum, _ = strconv.Atoi(r)
+		}
+		spec.Dist = catalog.DistSpec{Kind: catalog.DistHash, Columns: x.Dist.Columns, Buckets: x.Dist.Buckets}
+		if x.Dist.Random {
+			spec.Dist = catalog.DistSpec{Kind: catalog.DistRandom, Buckets: x.Dist.Buckets}
+		}
+		if x.PartKind == parser.PartRange {
+			spec.PartKind, spec.PartColumn = catalog.PartRange, x.PartColumn
+			for _, p := range x.Partitions {
+				ps := catalog.PartitionSpec{Name: p.Name}
+				if !p.MaxValue && len(p.LessThan) > 0 {
+					n, _ := strconv.ParseInt(p.LessThan[0], 10, 64)
+					d := types.IntDatum(n)
+					ps.Upper = &d
+				}
+				spec.Partitions = append(spec.Partitions, ps)
+			}
+		}
+		_, err = e.cat.CreateTable(e.db, spec, false)
+		return err
+	}
+	return fmt.Errorf("unsupported ddl %T", st)
+}

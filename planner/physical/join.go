@@ -1,0 +1,396 @@
+package physical
+
+import (
+	"math"
+	"strings"
+
+	"github.com/dorisgo/dorisgo/planner/fragment"
+	"github.com/dorisgo/dorisgo/planner/logical"
+	"github.com/dorisgo/dorisgo/planner/props"
+	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/parser"
+)
+
+// hintKind is a join hint after Doris and Spark spellings are unified.
+type hintKind uint8
+
+const (
+	hintNone hintKind = iota
+	hintShuffle
+	hintBroadcast
+	hintBucket
+	hintColocate
+	hintNestedLoop // SHUFFLE_REPLICATE_NL
+)
+
+// joinOp is a hash or nested loop join and the distribution chosen for it.
+type joinOp struct {
+	typ     logical.JoinType
+	equi    []logical.EquiCond
+	other   []expr.Expr
+	hint    hintKind
+	hintTxt string
+	// swapped: a RIGHT OUTER JOIN without equi keys runs mirrored.
+	swapped bool
+	outCols []logical.Column // written column order when swapped
+
+	dist     fragment.Distribution
+	colocate Reason // ReasonNone: colocate: true
+	// ignored is the reason a hint was not honoured (ReasonNone: honoured or none).
+	ignored Reason
+	cands   []candidate
+}
+
+// candidate is one distribution considered for an equi join (EXPLAIN VERBOSE).
+type candidate struct {
+	dist   fragment.Distribution
+	ok     bool
+	reason Reason
+	bytes  int64 // estimated network bytes (-1 unknown)
+}
+
+func (j *joinOp) nested() bool { return len(j.equi) == 0 }
+
+func (d *distPlanner) buildJoin(x *logical.Join) (*pnode, error) {
+	l, err := d.build(x.Left)
+	if err != nil {
+		return nil, err
+	}
+	r, err := d.build(x.Right)
+	if err != nil {
+		return nil, err
+	}
+	jo := &joinOp{typ: x.Type, equi: x.Equi, other: x.Other}
+	switch x.Hint.Kind {
+	case logical.HintShuffle:
+		jo.hint = hintShuffle
+	case logical.HintBroadcast:
+		jo.hint = hintBroadcast
+	case logical.HintBucket:
+		jo.hint = hintBucket
+	case logical.HintColocate:
+		jo.hint = hintColocate
+	}
+	jo.hintTxt = x.Hint.Text
+	if jo.hint == hintNone {
+		l, r = d.sparkHint(jo, l, r)
+	}
+	if jo.nested() && jo.typ == logical.RightOuterJoin {
+		// Nested loops build the right side of left-preserving joins only.
+		jo.outCols = append(append([]logical.Column{}, l.cols...), r.cols...)
+		jo.typ, l, r, jo.swapped = logical.LeftOuterJoin, r, l, true
+	}
+	var cols []logical.Column
+	if jo.typ.KeepsLeft() {
+		cols = append(cols, l.cols...)
+	}
+	if jo.typ.KeepsRight() {
+		cols = append(cols, r.cols...)
+	}
+	var rows int64
+	switch jo.typ {
+	case logical.RightOuterJoin, logical.RightSemiJoin, logical.RightAntiJoin:
+		rows = r.rows
+	case logical.FullOuterJoin:
+		rows = addRows(l.rows, r.rows)
+	case logical.CrossJoin:
+		rows = -1
+		if l.rows >= 0 && r.rows >= 0 {
+			rows = l.rows * r.rows
+		}
+	default:
+		rows = l.rows
+	}
+	if jo.typ == logical.InnerJoin {
+		for _, e := range jo.equi {
+			lr, lok := e.L.(*expr.ColRef)
+			rr, rok := e.R.(*expr.ColRef)
+			if lok && rok && !e.NullSafe {
+				d.eq.Union(logical.ColumnID(lr.Index), logical.ColumnID(rr.Index))
+			}
+		}
+	}
+	return d.visible(&pnode{op: opJoin, children: []*pnode{l, r}, cols: cols, join: jo, rows: rows, width: l.width + r.width}), nil
+}
+
+// sparkHint applies a statement-level Spark hint naming one side's table:
+// it acts on the join whose right input is that table; an INNER join whose
+// left input is that table swaps its sides first.
+func (d *distPlanner) sparkHint(jo *joinOp, l, r *pnode) (*pnode, *pnode) {
+	for _, h := range d.ctx.Spark {
+		for _, t := range h.Tables {
+			onRight := strings.EqualFold(alias(r), t)
+			onLeft := strings.EqualFold(alias(l), t)
+			if !onRight && !onLeft {
+				continue
+			}
+			jo.hintTxt = h.String()
+			switch h.Kind {
+			case parser.SparkBroadcast:
+				jo.hint = hintBroadcast
+			case parser.SparkShuffleHash, parser.SparkMerge:
+				jo.hint = hintShuffle
+			case parser.SparkShuffleReplicateNL:
+				jo.hint = hintNestedLoop
+			}
+			if !onRight {
+				if jo.typ == logical.InnerJoin && jo.hint == hintBroadcast {
+					jo.equi = swapEqui(jo.equi)
+					return r, l
+				}
+				jo.ignored = ReasonSparkSide
+			}
+			return l, r
+		}
+	}
+	return l, r
+}
+
+func swapEqui(es []logical.EquiCond) []logical.EquiCond {
+	out := make([]logical.EquiCond, len(es))
+	for i, e := range es {
+		out[i] = logical.EquiCond{L: e.R, R: e.L, NullSafe: e.NullSafe}
+	}
+	return out
+}
+
+// alias is the table alias a side reads, if it is one scan (through
+// filters and projections).
+func alias(n *pnode) string {
+	for {
+		switch n.op {
+		case opScan:
+			return n.scan.ls.Alias
+		case opFilter, opProject, opLimit:
+			n = n.child()
+			continue
+		}
+		return ""
+	}
+}
+
+// canBroadcast: the join type allows building a replicated right side.
+func canBroadcast(t logical.JoinType) bool {
+	switch t {
+	case logical.RightOuterJoin, logical.FullOuterJoin, logical.RightSemiJoin, logical.RightAntiJoin:
+		return false
+	}
+	return true
+}
+
+// sideReq is what the join asks of one side.
+type sideReq struct {
+	req  props.Required
+	keys []expr.Expr // exchange keys over the side's columns
+}
+
+// decideJoin chooses the distribution of j (its children already enforced)
+// and returns what it requires of each side (DORIS-PLANNING.md §2).
+func (d *distPlanner) decideJoin(n *pnode) (left, right sideReq) {
+	j := n.join
+	l, r := n.children[0], n.children[1]
+	any := sideReq{req: props.Required{Kind: props.ReqAny}}
+	single := sideReq{req: props.Required{Kind: props.ReqSingle}}
+	replicated := sideReq{req: props.Required{Kind: props.ReqReplicated}}
+	if j.nested() {
+		switch j.typ {
+		case logical.CrossJoin, logical.InnerJoin, logical.LeftOuterJoin, logical.LeftSemiJoin, logical.LeftAntiJoin, logical.NullAwareLeftAntiJoin:
+			j.dist = fragment.DistBroadcast
+			if l.del.Kind == props.DelSingle {
+				j.dist = fragment.DistNone
+				return any, single
+			}
+			return any, replicated
+		}
+		j.dist = fragment.DistNone
+		return single, single
+	}
+
+	colocateReason, _ := d.checkColocate(n)
+	bucketReason, bucket := d.checkBucket(n)
+
+	// Is the hint honoured?
+	honoured := false
+	switch j.hint {
+	case hintShuffle:
+		if j.typ == logical.NullAwareLeftAntiJoin {
+			j.ignored = ReasonNoShuffle
+		} else {
+			honoured = true
+		}
+	case hintBroadcast:
+		if canBroadcast(j.typ) {
+			honoured = true
+		} else {
+			j.ignored = ReasonNoBroadcast
+		}
+	case hintBucket:
+		if bucketReason == ReasonNone {
+			honoured = true
+		} else {
+			j.ignored = bucketReason
+		}
+	case hintColocate:
+		if colocateReason == ReasonNone {
+			honoured = true
+		} else {
+			j.ignored = colocateReason
+		}
+	case hintNestedLoop:
+		j.ignored = ReasonNestedLoopHint
+	}
+	if j.ignored != ReasonNone && j.ignored != ReasonSparkSide {
+		honoured = false
+	}
+	j.colocate = colocateReason
+	if honoured && j.hint != hintColocate && colocateReason != ReasonNullAware && colocateReason != ReasonSessionDisabled {
+		j.colocate = ReasonHasHint
+	}
+
+	bytesR := roundBytes(r.rows, r.width)
+	bytesL := roundBytes(l.rows, l.width)
+	nodesL := d.instances(l)
+	bc, pc := int64(0), int64(0)
+	if bytesR >= 0 && bytesL >= 0 {
+		bc = bytesR * int64(nodesL)
+		pc = int64(math.Round(float64(l.rows)*l.width + float64(r.rows)*r.width))
+	}
+	j.cands = []candidate{
+		{dist: fragment.DistColocate, ok: colocateReason == ReasonNone, reason: colocateReason, bytes: 0},
+		{dist: fragment.DistBucketShuffle, ok: bucketReason == ReasonNone, reason: bucketReason, bytes: bytesR},
+	}
+	bcOK, bcReason := d.broadcastFits(j, r)
+	j.cands = append(j.cands, candidate{dist: fragment.DistBroadcast, ok: bcOK, reason: bcReason, bytes: bc},
+		candidate{dist: fragment.DistPartitioned, ok: j.typ != logical.NullAwareLeftAntiJoin, bytes: pc})
+
+	useHint := func(h hintKind) bool { return honoured && j.hint == h }
+	noOverride := !honoured || j.hint == hintColocate || j.hint == hintBucket
+	switch {
+	case colocateReason == ReasonNone && (!honoured || useHint(hintColocate)):
+		j.dist = fragment.DistColocate
+		return any, any
+	case bucketReason == ReasonNone && noOverride:
+		j.dist = fragment.DistBucketShuffle
+		return any, bucket
+	}
+	broadcast := false
+	switch {
+	case !canBroadcast(j.typ):
+	case j.typ == logical.NullAwareLeftAntiJoin:
+		broadcast = true
+	case useHint(hintBroadcast):
+		broadcast = true
+	case useHint(hintShuffle):
+	default:
+		cheaper := bc < pc
+		if d.ctx.Vars.PreferJoinMethod != "shuffle" {
+			cheaper = bc <= pc
+		}
+		broadcast = cheaper && bcOK
+	}
+	if broadcast {
+		j.dist = fragment.DistBroadcast
+		if l.del.Kind == props.DelSingle {
+			return any, single
+		}
+		return any, replicated
+	}
+	j.dist = fragment.DistPartitioned
+	lk, rk := make([]expr.Expr, len(j.equi)), make([]expr.Expr, len(j.equi))
+	for i, e := range j.equi {
+		lk[i], rk[i] = e.L, e.R
+	}
+	return sideReq{req: props.Required{Kind: props.ReqHash, Keys: keyIDs(lk)}, keys: lk},
+		sideReq{req: props.Required{Kind: props.ReqHash, Keys: keyIDs(rk)}, keys: rk}
+}
+
+func keyIDs(es []expr.Expr) []logical.ColumnID {
+	out := make([]logical.ColumnID, len(es))
+	for i, e := range es {
+		out[i] = -1
+		if r, ok := e.(*expr.ColRef); ok {
+			out[i] = logical.ColumnID(r.Index)
+		}
+	}
+	return out
+}
+
+func roundBytes(rows int64, w float64) int64 {
+	if rows < 0 {
+		return -1
+	}
+	return int64(math.Round(float64(rows) * w))
+}
+
+// broadcastFits applies broadcast_row_count_limit and the hash table memory
+// estimate against exec_mem_limit·auto_broadcast_join_threshold.
+func (d *distPlanner) broadcastFits(j *joinOp, r *pnode) (bool, Reason) {
+	if !canBroadcast(j.typ) {
+		return false, ReasonNoBroadcast
+	}
+	v := d.ctx.Vars
+	f := min(v.AutoBroadcastJoinThreshold, 1)
+	if f <= 0 {
+		return false, ReasonBroadcastDisabled
+	}
+	if float64(r.rows) > v.BroadcastRowCountLimit {
+		return false, ReasonRowLimit
+	}
+	if hashTableBytes(r) > float64(v.ExecMemLimit)*f {
+		return false, ReasonMemLimit
+	}
+	return true, ReasonNone
+}
+
+// hashTableBytes estimates a broadcast build side's hash table
+// (DORIS-PLANNING.md §2).
+func hashTableBytes(r *pnode) float64 {
+	n := float64(r.rows)
+	if n < 0 {
+		n = 0
+	}
+	var L float64
+	if n > 0 {
+		L = 4096 * math.Pow(1.5, math.Trunc(math.Log(n/4096)/math.Log(1.5))+1)
+	}
+	extra := float64(max(0, countScans(r)-1)) * 8 * L
+	return 1.1*(n/0.75*8+n*r.width+24*L) + extra
+}
+
+func countScans(n *pnode) int {
+	if n.op == opScan {
+		return 1
+	}
+	if n.op == opExchange {
+		return countScans(n.child())
+	}
+	c := 0
+	for _, ch := range n.children {
+		c += countScans(ch)
+	}
+	return c
+}
+
+// instances is how many instances run the fragment n's output comes from:
+// scan-rooted: backends holding the left-most scan's tablets; exchange-fed
+// partitioned: alive backends; single: 1.
+func (d *distPlanner) instances(n *pnode) int {
+	if n.del.Kind == props.DelSingle {
+		return 1
+	}
+	for {
+		switch n.op {
+		case opScan:
+			return max(1, n.scan.backends)
+		case opExchange, opValues:
+			if n.del.Kind == props.DelSingle {
+				return 1
+			}
+			return max(1, d.aliveBackend)
+		}
+		if len(n.children) == 0 {
+			return 1
+		}
+		n = n.children[0]
+	}
+}

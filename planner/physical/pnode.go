@@ -1,0 +1,102 @@
+package physical
+
+import (
+	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/planner/fragment"
+	"github.com/dorisgo/dorisgo/planner/logical"
+	"github.com/dorisgo/dorisgo/planner/props"
+	"github.com/dorisgo/dorisgo/sql/expr"
+)
+
+// op is a physical operator kind.
+type op uint8
+
+const (
+	opScan op = iota
+	opFilter
+	opProject
+	opLimit
+	opValues
+	opJoin
+	opAgg
+	opSort
+	opTopN
+	opSetOp
+	opWindow
+	opExchange
+)
+
+// pnode is one operator of the distributed physical plan. Only
+// EnforceDistribution creates opExchange nodes and merge aggregations.
+type pnode struct {
+	op       op
+	id       fragment.NodeID
+	hidden   bool // not an EXPLAIN node (projections, bare limits)
+	children []*pnode
+	cols     []logical.Column
+	rows     int64   // estimated cardinality, -1 unknown
+	width    float64 // bytes per row
+	del      props.Delivered
+	pl       *distPlanner
+	frag     *pfrag
+
+	scan   *scanOp
+	conds  []expr.Expr // filter
+	exprs  []expr.Expr // project
+	offset int64       // limit, top-n
+	count  int64       // limit, top-n (-1 all)
+	values *logical.Values
+	join   *joinOp
+	agg    *aggOp
+	keys   []logical.SortKey // sort, top-n
+	setop  *logical.SetOp
+	window *logical.Window
+	exch   *exchOp
+	// exchLimit is a LIMIT directly above an exchange (EXPLAIN prints it there).
+	exchLimit *pnode
+}
+
+// scanOp reads the selected tablets of one OLAP table.
+type scanOp struct {
+	ls       *logical.Scan
+	conds    []expr.Expr
+	tablets  []fragment.TabletRef
+	parts    int // selected partitions
+	partIDs  []catalog.PartitionID
+	backends int // distinct backends holding the selected tablets
+	group    *catalog.ColocateGroup
+	// distIDs are the column ids of the distribution columns (-1: not read).
+	distIDs []logical.ColumnID
+}
+
+// aggPhase is how an aggregation node runs.
+type aggOp struct {
+	l      *logical.Aggregate
+	having []expr.Expr
+	phase  fragment.AggPhase
+	// partial are the intermediate columns of update serialize (one per call).
+	partial []logical.Column
+	// merge: this node merges the partial node's output.
+	merge *aggOp
+}
+
+// exchOp is an exchange: it receives what the child's fragment sends.
+type exchOp struct {
+	req   props.Required
+	keys  []expr.Expr // partition keys over the child's columns
+	merge bool        // MERGING-EXCHANGE
+	sort  []logical.SortKey
+	// offset/limit applied by a merging exchange.
+	offset, limit int64
+	buckets       int
+}
+
+// pfrag is a fragment while cutting.
+type pfrag struct {
+	root  *pnode
+	touch int
+	id    fragment.FragmentID
+	sink  *pnode // the exchange reading this fragment (nil: result sink)
+}
+
+func (n *pnode) child() *pnode { return n.children[0] }
