@@ -146,6 +146,11 @@ func (b *Binder) semiJoin(plan logical.Node, conj sqlparser.Expr, s *scope) (log
 			return nil, nil, false, sqlerr.OperandColumns.New(1)
 		}
 		not := n.Operator == sqlparser.NotInStr
+		if bs.correlated && !not && logical.RefsIn(probe, plan.Columns()) {
+			if j := decorrelate(plan, bs.q.Plan, probe, true, false); j != nil {
+				return j, nil, true, nil
+			}
+		}
 		if bs.correlated || !logical.RefsIn(probe, plan.Columns()) {
 			ref, err := b.addApply(logical.ApplyIn, bs, probe)
 			if err != nil {
@@ -176,6 +181,9 @@ func (b *Binder) semiJoin(plan logical.Node, conj sqlparser.Expr, s *scope) (log
 			return nil, nil, false, err
 		}
 		if bs.correlated {
+			if j := decorrelate(plan, bs.q.Plan, nil, false, neg); j != nil {
+				return j, nil, true, nil
+			}
 			ref, err := b.addApply(logical.ApplyExists, bs, nil)
 			if err != nil {
 				return nil, nil, false, err
