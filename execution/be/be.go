@@ -1,6 +1,8 @@
 // Package be is a dorisgo backend: it owns one Pebble tablet store and
 // serves the rpc protocol (Arrow Flight) for loads, transaction
-// publication and fragment execution. Standalone mode runs several of these
+// publication and fragment execution: it runs fragment instances the FE
+// sends (exec.go), receives their exchange streams from peer backends into
+// budgeted inboxes, and keeps outboxes the FE pulls the root's input from. Standalone mode runs several of these
 // in the FE's process, each on its own loopback port, so the FE always
 // reaches its backends over real gRPC.
 package be
@@ -16,15 +18,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
 
-	"github.com/dorisgo/dorisgo/execution/op"
 	"github.com/dorisgo/dorisgo/execution/rpc"
-	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/storage"
 )
@@ -33,13 +30,17 @@ import (
 type Backend struct {
 	flight.BaseFlightServer
 	store *storage.Store
-	srv   flight.Server
+	gs    *grpc.Server
 	ln    net.Listener
 	start time.Time
 	log   *slog.Logger
+	// running counts the calls in flight, so Stop/Kill close the store only
+	// after every handler returned.
+	running sync.WaitGroup
 
 	mu      sync.Mutex
-	queries map[string]map[*context.CancelFunc]struct{}
+	queries map[string]*queryState
+	clients map[string]*rpc.Client // peers this backend pushes exchange streams to
 }
 
 // Start opens the store in dir and serves on addr ("127.0.0.1:0" for any port).
@@ -56,12 +57,11 @@ func Start(dir, addr string, log *slog.Logger) (*Backend, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	b := &Backend{store: st, ln: ln, start: time.Now(), log: log, queries: map[string]map[*context.CancelFunc]struct{}{}}
-	b.srv = flight.NewServerWithMiddleware(nil, grpc.MaxRecvMsgSize(rpc.MaxMsgSize), grpc.MaxSendMsgSize(rpc.MaxMsgSize))
-	b.srv.RegisterFlightService(b)
-	b.srv.InitListener(ln)
+	b := &Backend{store: st, ln: ln, start: time.Now(), log: log, queries: map[string]*queryState{}, clients: map[string]*rpc.Client{}}
+	b.gs = grpc.NewServer(rpc.ServerOptions()...)
+	flight.RegisterFlightServiceServer(b.gs, b)
 	go func() {
-		if err := b.srv.Serve(); err != nil {
+		if err := b.gs.Serve(ln); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
 			log.Error("backend serve", "addr", ln.Addr().String(), "err", err)
 		}
 	}()
@@ -74,21 +74,49 @@ func (b *Backend) Addr() string { return b.ln.Addr().String() }
 // Store exposes the tablet store (for tests and stats).
 func (b *Backend) Store() *storage.Store { return b.store }
 
-// Stop stops serving and closes the store.
+// Stop cancels every running query, stops serving once the calls in
+// flight returned, and closes the store.
 func (b *Backend) Stop() {
-	b.mu.Lock()
-	for _, cs := range b.queries {
-		for c := range cs {
-			(*c)()
-		}
+	b.cancelAll()
+	done := make(chan struct{})
+	go func() {
+		b.gs.GracefulStop()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		b.gs.Stop()
 	}
+	b.finish()
+}
+
+// Kill stops the backend the way a crash would look to its peers: every
+// connection is closed at once, with no goodbye to the FE.
+func (b *Backend) Kill() {
+	b.gs.Stop()
+	b.cancelAll()
+	b.finish()
+}
+
+func (b *Backend) finish() {
+	b.running.Wait()
+	b.mu.Lock()
+	for _, c := range b.clients {
+		c.Close()
+	}
+	b.clients = map[string]*rpc.Client{}
 	b.mu.Unlock()
-	b.srv.Shutdown()
 	b.store.Close()
 }
 
 // DoAction serves the control calls.
 func (b *Backend) DoAction(a *flight.Action, stream flight.FlightService_DoActionServer) error {
+	b.running.Add(1)
+	defer b.running.Done()
+	if a.Type == rpc.ActExecFragment {
+		return b.execFragment(a.Body, stream)
+	}
 	resp, err := b.action(stream.Context(), a.Type, a.Body)
 	if err != nil {
 		return rpc.ToStatus(err)
@@ -170,26 +198,34 @@ func (b *Backend) action(ctx context.Context, typ string, body []byte) (any, err
 		if err := json.Unmarshal(body, &r); err != nil {
 			return nil, err
 		}
-		b.mu.Lock()
-		for c := range b.queries[r.QueryID] {
-			(*c)()
-		}
-		b.mu.Unlock()
+		b.cancelQuery(r.QueryID)
 		return struct{}{}, nil
+	case rpc.ActQueryStatus:
+		var r rpc.QueryStatusReq
+		if err := json.Unmarshal(body, &r); err != nil {
+			return nil, err
+		}
+		return b.queryStatus(r.QueryID), nil
 	}
 	return nil, sqlerr.Assertf("unknown backend action %q", typ)
 }
 
-// DoPut receives a load stream: batches tagged with their tablet id.
+// DoPut receives a load stream (batches tagged with their tablet id) or
+// an exchange stream (batches for one receiver instance).
 func (b *Backend) DoPut(stream flight.FlightService_DoPutServer) error {
+	b.running.Add(1)
+	defer b.running.Done()
 	r, err := flight.NewRecordReader(stream)
 	if err != nil {
 		return rpc.ToStatus(err)
 	}
 	defer r.Release()
-	var cmd rpc.LoadCmd
+	var cmd rpc.PutCmd
 	if d := r.LatestFlightDescriptor(); d == nil || json.Unmarshal(d.Cmd, &cmd) != nil {
-		return rpc.ToStatus(sqlerr.Assertf("load stream without a descriptor"))
+		return rpc.ToStatus(sqlerr.Assertf("put stream without a descriptor"))
+	}
+	if cmd.Exchange != nil {
+		return b.receive(stream.Context(), r, *cmd.Exchange)
 	}
 	for r.Next() {
 		tablet, err := strconv.ParseInt(string(r.LatestAppMetadata()), 10, 64)
@@ -206,46 +242,13 @@ func (b *Backend) DoPut(stream flight.FlightService_DoPutServer) error {
 	return nil
 }
 
-// DoGet runs one fragment instance and streams its output.
+// DoGet streams a sender instance's outbox to the FE.
 func (b *Backend) DoGet(t *flight.Ticket, stream flight.FlightService_DoGetServer) error {
-	var tk rpc.FragmentTicket
+	b.running.Add(1)
+	defer b.running.Done()
+	var tk rpc.OutboxTicket
 	if err := json.Unmarshal(t.Ticket, &tk); err != nil {
 		return rpc.ToStatus(err)
 	}
-	ctx, cancel := context.WithCancel(stream.Context())
-	defer cancel()
-	b.register(tk.QueryID, &cancel)
-	defer b.unregister(tk.QueryID, &cancel)
-
-	env := &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: time.UnixMicro(tk.NowMicro)}}
-	o, err := op.Build(env, tk.Root, &op.Sources{Store: b.store, Tablets: tk.Tablets})
-	if err != nil {
-		return rpc.ToStatus(err)
-	}
-	defer o.Close()
-	w := flight.NewRecordWriter(stream, ipc.WithSchema(o.Schema()))
-	defer w.Close()
-	err = op.Drain(ctx, o, func(rec arrow.Record) error { return w.Write(rec) })
-	if err != nil {
-		return rpc.ToStatus(err)
-	}
-	return nil
-}
-
-func (b *Backend) register(q string, c *context.CancelFunc) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.queries[q] == nil {
-		b.queries[q] = map[*context.CancelFunc]struct{}{}
-	}
-	b.queries[q][c] = struct{}{}
-}
-
-func (b *Backend) unregister(q string, c *context.CancelFunc) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	delete(b.queries[q], c)
-	if len(b.queries[q]) == 0 {
-		delete(b.queries, q)
-	}
+	return b.serveOutbox(stream.Context(), tk.Stream, stream)
 }

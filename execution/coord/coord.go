@@ -1,8 +1,14 @@
 // Package coord is the FE's coordinator: it reaches the backends over rpc,
 // keeps their liveness in the catalog (heartbeats), creates and drops their
 // tablets, runs load transactions Doris-style (write every replica, prepare,
-// commit in the FE's catalog, publish everywhere) and schedules query
-// fragments onto the backends holding the data.
+// commit in the FE's catalog, publish everywhere) and runs distributed
+// plans (planner/fragment): schedule.go places every fragment's instances
+// (scan fragments where their chosen replicas live, bucket-aligned for
+// hash-partitioned storage fragments; exchange-fed fragments on every alive
+// backend; unpartitioned ones once), query.go starts them on their
+// backends receivers-first, runs fragment 0 here over exchanges that pull
+// from the senders' outboxes, and turns any instance's failure, a dead
+// backend or a KILL into cancelling every instance of the query.
 package coord
 
 import (
@@ -41,7 +47,10 @@ type Coordinator struct {
 	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
-	started   bool
+	// bg counts background cancellations still talking to backends, which
+	// Close waits for before closing the connections they use.
+	bg      sync.WaitGroup
+	started bool
 }
 
 // New returns a coordinator over cat; call Start to begin heartbeats.
@@ -72,6 +81,7 @@ func (c *Coordinator) Close() {
 	if c.started {
 		<-c.done
 	}
+	c.bg.Wait()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, cl := range c.clients {

@@ -4,9 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -18,102 +21,437 @@ import (
 	"github.com/dorisgo/dorisgo/sql/types"
 )
 
-// Run schedules plan: fragment 0 runs here on the FE and returns the
-// result stream; every other fragment runs as instances on the backends
-// holding its tablets, streaming to the exchange that reads it.
-func (c *Coordinator) Run(ctx context.Context, plan *fragment.Plan, env *op.Env, nowMicro int64) (op.Operator, error) {
-	q := &query{c: c, id: newQueryID(), plan: plan, now: nowMicro}
-	src := &op.Sources{Exchange: func(n *fragment.Node) (op.Operator, error) {
-		return q.exchange(ctx, n)
-	}}
-	root, err := op.Build(env, plan.Fragments[0].Root, src)
-	if err != nil {
-		q.cancel()
-		return nil, err
+// secondaryGrace is how long a query that saw only a consequential error
+// (a cancellation, a broken stream) waits for the error that caused it.
+const secondaryGrace = 300 * time.Millisecond
+
+// Profile is what a finished query measured.
+type Profile struct {
+	QueryID string
+	// Instances are the backend instances' reports, by fragment then instance.
+	Instances []*rpc.InstanceReport
+	// Root is fragment 0's per-operator counters; RootExchanges its receiving side.
+	Root          []op.OpStats
+	RootExchanges map[fragment.NodeID]op.ExchangeStats
+}
+
+// ExchangeStats sums the sending side of the exchange reading fragment f.
+func (p *Profile) ExchangeStats(f fragment.FragmentID) op.ExchangeStats {
+	var s op.ExchangeStats
+	for _, r := range p.Instances {
+		if r.Fragment == f {
+			s.Add(r.Sink)
+		}
 	}
-	return &queryOp{Operator: root, q: q}, nil
+	return s
 }
 
-type query struct {
-	c    *Coordinator
-	id   string
-	plan *fragment.Plan
-	now  int64
-	mu   sync.Mutex
-	gs   []*gather
-}
-
-// queryOp closes the remote instances with the root.
-type queryOp struct {
+// Query is a running query: its root operator (fragment 0, run here) plus
+// the remote instances feeding it.
+type Query struct {
 	op.Operator
 	q *query
 }
 
-func (o *queryOp) Close() {
-	o.Operator.Close()
-	o.q.cancel()
+// ID is the query's id on every backend.
+func (r *Query) ID() string { return r.q.id }
+
+// Close closes the root and cancels whatever still runs remotely.
+func (r *Query) Close() {
+	r.Operator.Close()
+	r.q.finish()
 }
 
-func (q *query) cancel() {
+// Next returns the root's next batch; a failure anywhere in the query
+// surfaces here as the error that caused it.
+func (r *Query) Next(ctx context.Context) (arrow.Record, error) {
+	rec, err := r.Operator.Next(ctx)
+	if err == io.EOF {
+		if qerr := r.q.waitReports(); qerr != nil {
+			return nil, qerr
+		}
+		return nil, io.EOF
+	}
+	if err != nil {
+		if qerr := r.q.error(); qerr != nil {
+			return nil, qerr
+		}
+	}
+	return rec, err
+}
+
+// Cancel fails the query with err (KILL) and cancels every instance on every backend.
+func (r *Query) Cancel(err error) { r.q.fail(err) }
+
+// Profile returns the counters gathered so far (complete after EOF).
+func (r *Query) Profile() *Profile {
+	q := r.q
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for _, g := range q.gs {
-		g.Close()
+	p := &Profile{QueryID: q.id, Instances: append([]*rpc.InstanceReport(nil), q.reports...),
+		RootExchanges: map[fragment.NodeID]op.ExchangeStats{}}
+	sort.Slice(p.Instances, func(i, j int) bool {
+		a, b := p.Instances[i], p.Instances[j]
+		return a.Fragment < b.Fragment || a.Fragment == b.Fragment && a.Instance < b.Instance
+	})
+	if q.prof != nil {
+		p.Root = q.prof.Stats()
 	}
+	for id, ib := range q.inboxes {
+		p.RootExchanges[id] = ib.Stats()
+	}
+	return p
 }
 
-// exchange starts the instances of the fragment feeding exchange node n.
-func (q *query) exchange(ctx context.Context, n *fragment.Node) (op.Operator, error) {
-	f := q.plan.Fragments[n.Exchange.From]
-	scan := findScan(f.Root)
-	if scan == nil {
-		return nil, sqlerr.Assertf("fragment %d has no scan to place it", f.ID)
+type query struct {
+	c        *Coordinator
+	id       string
+	plan     *fragment.Plan
+	now      int64
+	memLimit int64
+	env      *op.Env
+	ctx      context.Context // cancelled on failure and at the end
+	cancel   context.CancelFunc
+	stopCtx  func() bool
+
+	mu        sync.Mutex
+	err       error // the first primary error
+	secondary error
+	aborted   bool
+	done      bool
+	backends  map[catalog.BackendID]bool
+	inboxes   map[fragment.NodeID]*op.Inbox
+	prof      *op.Profile
+	reports   []*rpc.InstanceReport
+	pending   int           // instances without a report
+	allIn     chan struct{} // closed when pending reaches 0
+	grace     *time.Timer
+	watchDone chan struct{}
+}
+
+// Run starts plan: every backend fragment's instances are started on their
+// backends, receivers before senders, and fragment 0 is built here over
+// exchanges that pull its input from the senders' outboxes. The returned
+// operator (a *Query) streams the result.
+func (c *Coordinator) Run(ctx context.Context, plan *fragment.Plan, env *op.Env, nowMicro int64) (op.Operator, error) {
+	fs, err := c.schedule(plan)
+	if err != nil {
+		return nil, err
 	}
-	// Pick one alive replica per tablet, spreading reads over replicas.
-	perBE := map[catalog.BackendID][]fragment.TabletRef{}
-	var order []catalog.BackendID
-	for _, t := range scan.Scan.Tablets {
-		be, err := q.c.pickReplica(t)
-		if err != nil {
-			return nil, err
-		}
-		if _, ok := perBE[be]; !ok {
-			order = append(order, be)
-		}
-		perBE[be] = append(perBE[be], t)
+	q := &query{c: c, id: newQueryID(), plan: plan, now: nowMicro, env: env, backends: map[catalog.BackendID]bool{},
+		inboxes: map[fragment.NodeID]*op.Inbox{}, allIn: make(chan struct{}), watchDone: make(chan struct{})}
+	if env.Tracker != nil {
+		q.memLimit = env.Tracker.Limit()
 	}
-	g := newGather(ctx, types.ArrowSchema(n.Output))
+	q.ctx, q.cancel = context.WithCancel(context.Background())
+	// KILL (the caller's ctx cancelled) cancels every instance at once.
+	q.stopCtx = context.AfterFunc(ctx, func() { q.fail(sqlerr.QueryInterrupted.New()) })
+	for _, s := range fs[1:] {
+		for _, in := range s.instances {
+			q.backends[in.backend] = true
+			q.pending++
+		}
+	}
+	if q.pending == 0 {
+		close(q.allIn)
+	}
+	go q.watch()
+	if err := q.startAll(fs); err != nil {
+		q.fail(err)
+		q.finish()
+		return nil, q.error()
+	}
+	src := &op.Sources{Exchange: func(n *fragment.Node) (op.Operator, error) { return q.receive(fs, n) }}
+	root, prof, err := op.BuildProfiled(env, plan.Fragments[0].Root, src)
+	if err != nil {
+		q.fail(err)
+		q.finish()
+		return nil, err
+	}
 	q.mu.Lock()
-	q.gs = append(q.gs, g)
+	q.prof = prof
 	q.mu.Unlock()
-	for _, be := range order {
-		cl, err := q.c.Client(be)
-		if err != nil {
-			g.Close()
-			return nil, err
-		}
-		tk := &rpc.FragmentTicket{QueryID: q.id, Root: f.Root, NowMicro: q.now,
-			Tablets: map[fragment.NodeID][]fragment.TabletRef{scan.ID: perBE[be]}}
-		be := be
-		g.add(func(ctx context.Context) (*rpc.Stream, error) {
-			s, err := cl.RunFragment(ctx, tk)
-			return s, q.c.backendErr(be, err)
-		}, func(err error) error { return q.c.backendErr(be, err) })
-	}
-	g.start()
-	return g, nil
+	return &Query{Operator: root, q: q}, nil
 }
 
-func findScan(n *fragment.Node) *fragment.Node {
-	if n.Kind == fragment.KindScan {
-		return n
+// startAll starts the instances level by level: a fragment's receivers
+// exist (their inboxes registered) before any of its senders starts.
+func (q *query) startAll(fs []*fragSched) error {
+	maxDepth := 0
+	for _, s := range fs {
+		maxDepth = max(maxDepth, s.depth)
 	}
-	for _, c := range n.Children {
-		if s := findScan(c); s != nil {
-			return s
+	for d := 1; d <= maxDepth; d++ {
+		var wg sync.WaitGroup
+		errs := make(chan error, 1)
+		for _, s := range fs[1:] {
+			if s.depth != d {
+				continue
+			}
+			for i := range s.instances {
+				req, err := q.request(fs, s, i)
+				if err != nil {
+					return err
+				}
+				be := s.instances[i].backend
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if err := q.start(be, req); err != nil {
+						select {
+						case errs <- err:
+						default:
+						}
+					}
+				}()
+			}
+		}
+		wg.Wait()
+		select {
+		case err := <-errs:
+			return err
+		default:
 		}
 	}
 	return nil
+}
+
+func (q *query) start(be catalog.BackendID, req *rpc.ExecFragmentReq) error {
+	cl, err := q.c.Client(be)
+	if err != nil {
+		q.report(nil)
+		return err
+	}
+	ex, err := cl.ExecFragment(q.ctx, req)
+	if err != nil {
+		q.report(nil)
+		return q.c.backendErr(be, err)
+	}
+	go func() {
+		rep, err := ex.Wait()
+		if err != nil {
+			if !rpc.IsSecondary(err) {
+				err = q.c.backendErr(be, err)
+			}
+			q.fail(err)
+		}
+		q.report(rep)
+	}()
+	return nil
+}
+
+func (q *query) report(rep *rpc.InstanceReport) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if rep != nil {
+		q.reports = append(q.reports, rep)
+	}
+	q.pending--
+	if q.pending == 0 {
+		close(q.allIn)
+	}
+}
+
+// waitReports waits (briefly) for every instance's report after the root
+// reached its end, and returns the query's error if one came in meanwhile.
+func (q *query) waitReports() error {
+	select {
+	case <-q.allIn:
+	case <-time.After(5 * time.Second):
+	}
+	// Any error, even a consequential one, means the result may be short.
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.err != nil {
+		return q.err
+	}
+	return q.secondary
+}
+
+// receive builds fragment 0's receiving side of exchange node n: an inbox
+// fed by one pull stream per sender instance.
+func (q *query) receive(fs []*fragSched, n *fragment.Node) (op.Operator, error) {
+	s := fs[n.Exchange.From]
+	ib := op.NewInbox(types.ArrowSchema(n.Output), len(s.instances), q.c.ExchangeBudget)
+	q.mu.Lock()
+	q.inboxes[n.ID] = ib
+	failed := q.err
+	q.mu.Unlock()
+	if failed != nil {
+		ib.Fail(failed)
+	}
+	for i, in := range s.instances {
+		go q.pull(ib, n.ID, i, in.backend)
+	}
+	if n.Exchange.Merge {
+		keys, err := mergeKeys(s.f)
+		if err != nil {
+			ib.Close()
+			return nil, err
+		}
+		ks := make([]op.SortKey, len(keys))
+		for i, k := range keys {
+			ks[i] = op.SortKey{Expr: k.Expr.Expr, Desc: k.Desc, NullsFirst: k.NullsFirst}
+		}
+		return ib.MergingSource(q.env, ks), nil
+	}
+	return ib.Source(), nil
+}
+
+func (q *query) pull(ib *op.Inbox, exchange fragment.NodeID, sender int, be catalog.BackendID) {
+	fail := func(err error) {
+		if !rpc.IsSecondary(err) {
+			err = q.c.backendErr(be, err)
+		}
+		q.fail(err)
+	}
+	cl, err := q.c.Client(be)
+	if err != nil {
+		fail(err)
+		return
+	}
+	st, err := cl.Pull(q.ctx, rpc.StreamID{QueryID: q.id, Exchange: exchange, Sender: sender})
+	if err != nil {
+		fail(err)
+		return
+	}
+	defer st.Close()
+	for {
+		rec, err := st.Next()
+		if err == io.EOF {
+			ib.Done(sender)
+			return
+		}
+		if err != nil {
+			fail(err)
+			return
+		}
+		if err := ib.Put(q.ctx, sender, rec); err != nil {
+			return // closed (the root stopped reading) or cancelled
+		}
+	}
+}
+
+// fail records an error and aborts the query: a primary error at once, a
+// secondary one after a grace period in which the primary may still come.
+func (q *query) fail(err error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.done || err == nil {
+		return
+	}
+	if rpc.IsSecondary(err) {
+		if q.secondary == nil {
+			q.secondary = err
+		}
+		if q.err == nil && q.grace == nil && !q.aborted {
+			q.grace = time.AfterFunc(secondaryGrace, func() {
+				q.mu.Lock()
+				defer q.mu.Unlock()
+				q.abortLocked()
+			})
+		}
+		return
+	}
+	if q.err == nil {
+		q.err = err
+	}
+	q.abortLocked()
+}
+
+func (q *query) error() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.err != nil {
+		return q.err
+	}
+	if q.aborted {
+		return q.secondary
+	}
+	return nil
+}
+
+// abortLocked cancels every instance: the calls running them (the backends
+// see them cancelled) and, explicitly, the query on every backend.
+func (q *query) abortLocked() {
+	if q.aborted || q.done {
+		return
+	}
+	q.aborted = true
+	err := q.err
+	if err == nil {
+		err = q.secondary
+	}
+	for _, ib := range q.inboxes {
+		ib.Fail(err)
+	}
+	q.cancel()
+	q.c.bg.Add(1)
+	go func() {
+		defer q.c.bg.Done()
+		q.cancelRemote()
+	}()
+}
+
+// cancelRemote sends ActCancel for the query to every backend it uses.
+func (q *query) cancelRemote() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for be := range q.backends {
+		if be == 0 {
+			continue
+		}
+		wg.Add(1)
+		go func(be catalog.BackendID) {
+			defer wg.Done()
+			if cl, err := q.c.Client(be); err == nil {
+				_ = cl.Do(ctx, rpc.ActCancel, rpc.CancelReq{QueryID: q.id}, nil)
+			}
+		}(be)
+	}
+	wg.Wait()
+}
+
+// finish ends the query: anything still running remotely (the root
+// stopped early) is cancelled.
+func (q *query) finish() {
+	q.mu.Lock()
+	if q.done {
+		q.mu.Unlock()
+		return
+	}
+	complete := q.pending == 0
+	q.done = true
+	if q.grace != nil {
+		q.grace.Stop()
+	}
+	q.mu.Unlock()
+	q.stopCtx()
+	close(q.watchDone)
+	q.cancel()
+	if !complete {
+		q.cancelRemote()
+	}
+}
+
+// watch fails the query when the heartbeat marks one of its backends dead
+// (a backend that hangs without closing its connections).
+func (q *query) watch() {
+	t := time.NewTicker(HeartbeatInterval / 4)
+	defer t.Stop()
+	for {
+		select {
+		case <-q.watchDone:
+			return
+		case <-t.C:
+			for be := range q.backends {
+				if b, ok := q.c.cat.Backend(be); ok && !b.Alive {
+					q.fail(q.c.backendErr(be, errors.New("backend is not alive (missed heartbeat)")))
+				}
+			}
+		}
+	}
 }
 
 // pickReplica chooses an alive backend holding tablet t; the tablet id
@@ -127,123 +465,6 @@ func (c *Coordinator) pickReplica(t fragment.TabletRef) (catalog.BackendID, erro
 		}
 	}
 	return 0, sqlerr.Doris.New(fmt.Sprintf("no alive replica for tablet %d (backends %v)", t.Tablet, t.Replicas))
-}
-
-// gather merges the streams of several remote instances, in arrival order.
-// A bounded channel is the byte budget's stand-in here: at most a few
-// batches wait per gather, so a slow client throttles the backends through
-// gRPC flow control.
-type gather struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	schema *arrow.Schema
-	opens  []func(context.Context) (*rpc.Stream, error)
-	wraps  []func(error) error
-	ch     chan arrow.Record
-	errc   chan error
-	wg     sync.WaitGroup
-	once   sync.Once
-	done   int
-	err    error
-}
-
-func newGather(ctx context.Context, schema *arrow.Schema) *gather {
-	ctx, cancel := context.WithCancel(ctx)
-	return &gather{ctx: ctx, cancel: cancel, schema: schema, ch: make(chan arrow.Record, 4), errc: make(chan error, 1)}
-}
-
-func (g *gather) add(open func(context.Context) (*rpc.Stream, error), wrap func(error) error) {
-	g.opens = append(g.opens, open)
-	g.wraps = append(g.wraps, wrap)
-}
-
-func (g *gather) start() {
-	for i := range g.opens {
-		g.wg.Add(1)
-		go g.pump(i)
-	}
-	go func() {
-		g.wg.Wait()
-		close(g.ch)
-	}()
-}
-
-func (g *gather) pump(i int) {
-	defer g.wg.Done()
-	s, err := g.opens[i](g.ctx)
-	if err != nil {
-		g.fail(err)
-		return
-	}
-	defer s.Close()
-	for {
-		rec, err := s.Next()
-		if err == io.EOF {
-			return
-		}
-		if err != nil {
-			g.fail(g.wraps[i](err))
-			return
-		}
-		select {
-		case g.ch <- rec:
-		case <-g.ctx.Done():
-			rec.Release()
-			return
-		}
-	}
-}
-
-func (g *gather) fail(err error) {
-	select {
-	case g.errc <- err:
-	default:
-	}
-	g.cancel()
-}
-
-func (g *gather) Schema() *arrow.Schema { return g.schema }
-
-func (g *gather) Next(ctx context.Context) (arrow.Record, error) {
-	select {
-	case err := <-g.errc:
-		return nil, err
-	default:
-	}
-	select {
-	case rec, ok := <-g.ch:
-		if !ok {
-			select {
-			case err := <-g.errc:
-				return nil, err
-			default:
-			}
-			if err := g.ctx.Err(); err != nil && ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return nil, io.EOF
-		}
-		if !rec.Schema().Equal(g.schema) {
-			out := arrowRelabel(rec, g.schema)
-			return out, nil
-		}
-		return rec, nil
-	case err := <-g.errc:
-		return nil, err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-func (g *gather) Close() {
-	g.once.Do(func() {
-		g.cancel()
-		go func() {
-			for rec := range g.ch {
-				rec.Release()
-			}
-		}()
-	})
 }
 
 // newQueryID returns a random id naming a query's instances on every backend.

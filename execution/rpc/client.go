@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
@@ -13,12 +14,29 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
 
 	"github.com/dorisgo/dorisgo/storage"
 )
 
 // MaxMsgSize bounds one gRPC message (one IPC batch).
 const MaxMsgSize = 256 << 20
+
+// Transport settings shared by clients and servers.
+const (
+	KeepaliveTime    = time.Second
+	KeepaliveTimeout = 2 * time.Second
+	StreamWindow     = 256 << 10
+	ConnWindow       = 4 << 20
+)
+
+// ServerOptions are the gRPC options every rpc server (backend) uses.
+func ServerOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{grpc.MaxRecvMsgSize(MaxMsgSize), grpc.MaxSendMsgSize(MaxMsgSize),
+		grpc.InitialWindowSize(StreamWindow), grpc.InitialConnWindowSize(ConnWindow),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: KeepaliveTime / 2, PermitWithoutStream: true}),
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: KeepaliveTime, Timeout: KeepaliveTimeout})}
+}
 
 // Client talks to one backend.
 type Client struct {
@@ -31,7 +49,14 @@ type Client struct {
 func Dial(addr string) (*Client, error) {
 	fc, err := flight.NewClientWithMiddleware(addr, nil, nil,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMsgSize), grpc.MaxCallSendMsgSize(MaxMsgSize)))
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMsgSize), grpc.MaxCallSendMsgSize(MaxMsgSize)),
+		// Keepalive pings find a backend that stopped answering (hung,
+		// partitioned) while a long call is open on it; a killed one fails
+		// at once through the closed connection.
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: KeepaliveTime, Timeout: KeepaliveTimeout, PermitWithoutStream: true}),
+		// Fixed windows (no BDP growth) keep what gRPC itself buffers per
+		// stream small next to the exchanges' byte budgets.
+		grpc.WithInitialWindowSize(StreamWindow), grpc.WithInitialConnWindowSize(ConnWindow))
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +106,7 @@ func (c *Client) Load(ctx context.Context, txn storage.TxnID, schema *arrow.Sche
 	if err != nil {
 		return nil, FromStatus(err)
 	}
-	cmd, _ := json.Marshal(LoadCmd{Txn: txn})
+	cmd, _ := json.Marshal(PutCmd{Txn: txn})
 	w := flight.NewRecordWriter(stream, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
 	w.SetFlightDescriptor(&flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: cmd})
 	return &Loader{stream: stream, w: w, schema: schema}, nil
@@ -112,54 +137,6 @@ func (l *Loader) Close() error {
 			return FromStatus(err)
 		}
 	}
-}
-
-// Stream is the output of a fragment instance running on a backend.
-type Stream struct {
-	r      *flight.Reader
-	cancel context.CancelFunc
-}
-
-// RunFragment starts a fragment instance and returns its output stream.
-func (c *Client) RunFragment(ctx context.Context, t *FragmentTicket) (*Stream, error) {
-	body, err := json.Marshal(t)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	s, err := c.fc.DoGet(ctx, &flight.Ticket{Ticket: body})
-	if err != nil {
-		cancel()
-		return nil, FromStatus(err)
-	}
-	r, err := flight.NewRecordReader(s)
-	if err != nil {
-		cancel()
-		return nil, FromStatus(err)
-	}
-	return &Stream{r: r, cancel: cancel}, nil
-}
-
-// Schema is the stream's schema.
-func (s *Stream) Schema() *arrow.Schema { return s.r.Schema() }
-
-// Next returns the next batch (caller releases) or io.EOF.
-func (s *Stream) Next() (arrow.Record, error) {
-	if s.r.Next() {
-		rec := s.r.Record()
-		rec.Retain()
-		return rec, nil
-	}
-	if err := s.r.Err(); err != nil && err != io.EOF {
-		return nil, FromStatus(err)
-	}
-	return nil, io.EOF
-}
-
-// Close stops the stream (cancelling the remote instance if still running).
-func (s *Stream) Close() {
-	s.cancel()
-	s.r.Release()
 }
 
 // String names the client for errors.

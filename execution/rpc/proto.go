@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"github.com/dorisgo/dorisgo/execution/op"
 	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/storage"
 )
@@ -16,6 +17,8 @@ const (
 	ActHeartbeat    = "heartbeat"
 	ActTabletStats  = "tablet_stats"
 	ActCancel       = "cancel"
+	ActExecFragment = "exec_fragment"
+	ActQueryStatus  = "query_status"
 )
 
 // CreateTabletReq creates tablets with one schema.
@@ -66,22 +69,98 @@ type TabletStatsResp struct {
 	Stats map[storage.TabletID]storage.TabletStats `json:"stats"`
 }
 
-// LoadCmd is the descriptor command of a load DoPut stream; each batch's
-// app metadata is the decimal tablet id it belongs to.
-type LoadCmd struct {
-	Txn storage.TxnID `json:"txn"`
+// PutCmd is the descriptor command of a DoPut stream: a load (Txn set,
+// each batch's app metadata is the decimal tablet id it belongs to) or an
+// exchange stream (Exchange set).
+type PutCmd struct {
+	Txn      storage.TxnID `json:"txn,omitempty"`
+	Exchange *StreamID     `json:"exchange,omitempty"`
 }
 
-// FragmentTicket asks a backend to run one fragment instance and stream its output.
-type FragmentTicket struct {
+// StreamID names one sender→receiver stream of an exchange.
+type StreamID struct {
+	QueryID  string          `json:"query_id"`
+	Exchange fragment.NodeID `json:"exchange"` // the receiving EXCHANGE node
+	Receiver int             `json:"receiver"` // receiver instance index
+	Sender   int             `json:"sender"`   // sender instance index
+}
+
+// ExecFragmentReq starts one fragment instance (DoAction exec_fragment).
+// The backend answers with an empty "started" result once the instance's
+// exchange inboxes (and outbox) are registered, and with an InstanceReport
+// when the instance ends; the call stays open meanwhile, so its
+// cancellation cancels the instance and a broken connection fails it.
+type ExecFragmentReq struct {
 	QueryID  string                                   `json:"query_id"`
+	Fragment fragment.FragmentID                      `json:"fragment"`
+	Instance int                                      `json:"instance"`
 	Root     *fragment.Node                           `json:"root"`
 	Tablets  map[fragment.NodeID][]fragment.TabletRef `json:"tablets"`
-	NowMicro int64                                    `json:"now"`
-	MemLimit int64                                    `json:"mem_limit,omitempty"`
+	// Exchanges says, per EXCHANGE node of Root, how many sender instances
+	// will stream to this instance, and the merge keys of a merging one.
+	Exchanges map[fragment.NodeID]ExchangeIn `json:"exchanges,omitempty"`
+	Sink      SinkPlan                       `json:"sink"`
+	NowMicro  int64                          `json:"now"`
+	MemLimit  int64                          `json:"mem_limit,omitempty"`
+	Budget    int64                          `json:"budget,omitempty"` // exchange byte budget; 0: default
 }
 
-// CancelReq cancels every fragment instance of a query.
+// ExchangeIn describes one receiving exchange of an instance.
+type ExchangeIn struct {
+	Senders   int                `json:"senders"`
+	MergeKeys []fragment.SortKey `json:"merge_keys,omitempty"` // set: merging exchange
+}
+
+// SinkPlan is a sender instance's routing: Receivers in receiver-instance order.
+type SinkPlan struct {
+	Kind        fragment.SinkKind `json:"kind"`
+	ExchangeID  fragment.NodeID   `json:"exchange_id"`
+	Keys        []fragment.Ex     `json:"keys,omitempty"`
+	Buckets     int               `json:"buckets,omitempty"`
+	BucketOwner []int             `json:"bucket_owner,omitempty"`
+	Receivers   []Dest            `json:"receivers"`
+}
+
+// Dest is one receiver instance. Pull (the FE's root fragment) means the
+// sender keeps an outbox the receiver fetches with DoGet(OutboxTicket);
+// otherwise the sender pushes with DoPut to Addr.
+type Dest struct {
+	Addr     string `json:"addr,omitempty"`
+	Instance int    `json:"instance"`
+	Pull     bool   `json:"pull,omitempty"`
+}
+
+// OutboxTicket is the DoGet ticket fetching a sender instance's outbox.
+type OutboxTicket struct {
+	Stream StreamID `json:"stream"`
+}
+
+// InstanceReport is the final answer of exec_fragment.
+type InstanceReport struct {
+	Fragment  fragment.FragmentID                  `json:"fragment"`
+	Instance  int                                  `json:"instance"`
+	Backend   string                               `json:"backend"`
+	Sink      op.ExchangeStats                     `json:"sink"`
+	Exchanges map[fragment.NodeID]op.ExchangeStats `json:"exchanges,omitempty"` // receiving side
+	Operators []op.OpStats                         `json:"operators,omitempty"`
+	WallNs    int64                                `json:"wall_ns"`
+}
+
+// QueryStatusReq asks a backend what it is running for a query (tests, profiles).
+type QueryStatusReq struct {
+	QueryID string `json:"query_id"`
+}
+
+// QueryStatusResp lists a query's running instances on a backend.
+type QueryStatusResp struct {
+	Instances int   `json:"instances"`
+	Inboxes   int   `json:"inboxes"`
+	Buffered  int64 `json:"buffered"` // unread exchange bytes held for the query
+	PeakBytes int64 `json:"peak_bytes"`
+}
+
+// CancelReq cancels every fragment instance of a query on a backend and
+// drops its exchange state (sent for KILL, on errors, and at every query's end).
 type CancelReq struct {
 	QueryID string `json:"query_id"`
 }

@@ -1,8 +1,10 @@
 package rpc
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -48,4 +50,22 @@ func FromStatus(err error) error {
 		}
 	}
 	return err
+}
+
+// BrokenStream starts the message of a receiver whose sender's stream broke
+// off: a consequence of a failure elsewhere (the sender's own error, its
+// backend's death), which the FE reports in preference.
+const BrokenStream = "exchange stream broken"
+
+// IsSecondary reports whether err is only a consequence of another failure
+// of the same query: a cancellation or a broken exchange stream.
+func IsSecondary(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, context.Canceled) || status.Code(err) == codes.Canceled {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, BrokenStream) || strings.Contains(msg, "context canceled")
 }

@@ -3,6 +3,7 @@ package bind
 import (
 	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/types"
 )
 
 // decorrelate turns a correlated [NOT] EXISTS or IN subquery whose only
@@ -125,4 +126,95 @@ func selfContained(n logical.Node) bool {
 	}
 	check(n)
 	return ok
+}
+
+// decorrelateScalar rewrites a correlated scalar aggregate subquery whose
+// correlation is a conjunction of equalities in its WHERE into a left join
+// with the subquery grouped by the correlated columns (TPC-H Q2, Q17, Q20):
+//
+//	outer WHERE x < (SELECT 0.2*avg(q) FROM l WHERE l.k = outer.k)
+//	  ⇒ outer LEFT JOIN (SELECT l.k, avg(q) a FROM l GROUP BY l.k) s ON s.k = outer.k
+//	     WHERE x < 0.2*s.a
+//
+// COUNT over no rows is 0, not NULL, so COUNT outputs are coalesced. The
+// result has the Apply's columns, so the expressions above are unchanged.
+// nil means the subquery has another shape and stays an Apply.
+func (b *Binder) decorrelateScalar(a *logical.Apply) logical.Node {
+	if a.Kind != logical.ApplyScalar {
+		return nil
+	}
+	proj, ok := a.Sub.(*logical.Project)
+	if !ok || len(proj.Exprs) != 1 {
+		return nil
+	}
+	agg, ok := proj.Input.(*logical.Aggregate)
+	if !ok || len(agg.Groups) != 0 {
+		return nil
+	}
+	f, ok := agg.Input.(*logical.Filter)
+	if !ok || !selfContained(f.Input) {
+		return nil
+	}
+	x := f.Input
+	xc := x.Columns()
+	oc := a.Outer.Columns()
+	var local, corr []expr.Expr
+	for _, c := range f.Conds {
+		switch {
+		case logical.RefsIn(c, xc):
+			local = append(local, c)
+		case logical.RefsIn(c, append(append([]logical.Column{}, oc...), xc...)):
+			corr = append(corr, c)
+		default:
+			return nil
+		}
+	}
+	equi, other := logical.SplitConds(corr, oc, xc)
+	if len(equi) == 0 || len(other) > 0 {
+		return nil
+	}
+	for _, e := range equi {
+		if e.NullSafe {
+			return nil
+		}
+	}
+	var in logical.Node = x
+	if len(local) > 0 {
+		in = &logical.Filter{Input: x, Conds: local}
+	}
+	grouped := &logical.Aggregate{Input: in, Aggs: agg.Aggs}
+	var joinEqui []logical.EquiCond
+	for _, e := range equi {
+		gc := b.newCol("", e.R.String(), e.R.Type(), e.R.Nullable())
+		grouped.Groups = append(grouped.Groups, e.R)
+		grouped.GroupCols = append(grouped.GroupCols, gc)
+		joinEqui = append(joinEqui, logical.EquiCond{L: e.L, R: gc.Ref()})
+	}
+	join := &logical.Join{Type: logical.LeftOuterJoin, Left: a.Outer, Right: grouped, Equi: joinEqui}
+	// The subquery's value over the joined row; COUNTs of unmatched rows are 0.
+	counts := map[int]bool{}
+	for _, c := range agg.Aggs {
+		if c.Fn == "count" {
+			counts[int(c.Col.ID)] = true
+		}
+	}
+	val, err := expr.Rewrite(proj.Exprs[0], func(e expr.Expr) (expr.Expr, error) {
+		if r, ok := e.(*expr.ColRef); ok && counts[r.Index] {
+			return expr.NewCall("ifnull", r, expr.Lit(types.IntDatum(0)))
+		}
+		return e, nil
+	})
+	if err != nil {
+		return nil
+	}
+	out := &logical.Project{Input: join}
+	for _, c := range oc {
+		out.Exprs = append(out.Exprs, c.Ref())
+		out.Cols = append(out.Cols, c)
+	}
+	out.Exprs = append(out.Exprs, val)
+	col := a.Col
+	col.T, col.Null = val.Type(), true
+	out.Cols = append(out.Cols, col)
+	return out
 }

@@ -154,7 +154,7 @@ func (b *Binder) bindSelect(sel *sqlparser.Select, outer *scope) (*Query, error)
 	if ac != nil {
 		plan = &logical.Aggregate{Input: plan, Groups: ac.groups, GroupCols: ac.groupCols, Aggs: ac.calls}
 	}
-	plan = wrapApplies(plan, postApplies)
+	plan = b.wrapApplies(plan, postApplies)
 	if len(having) > 0 {
 		plan = &logical.Filter{Input: plan, Conds: having}
 	}

@@ -66,10 +66,15 @@ func (b *Binder) addApply(kind logical.ApplyKind, bs *boundSub, probe expr.Expr)
 	return col.Ref(), nil
 }
 
-// wrapApplies stacks the collected Apply nodes over plan.
-func wrapApplies(plan logical.Node, applies []*logical.Apply) logical.Node {
+// wrapApplies stacks the collected Apply nodes over plan, decorrelating
+// the scalar ones that allow it into joins.
+func (b *Binder) wrapApplies(plan logical.Node, applies []*logical.Apply) logical.Node {
 	for _, a := range applies {
 		a.Outer = plan
+		if d := b.decorrelateScalar(a); d != nil {
+			plan = d
+			continue
+		}
 		plan = a
 	}
 	return plan
@@ -104,7 +109,7 @@ func (b *Binder) bindWhere(plan logical.Node, e sqlparser.Expr, s *scope) (logic
 		}
 		conds = append(conds, splitAnd(x)...)
 	}
-	plan = wrapApplies(plan, applies)
+	plan = b.wrapApplies(plan, applies)
 	if len(conds) > 0 {
 		plan = &logical.Filter{Input: plan, Conds: conds}
 	}

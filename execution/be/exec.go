@@ -1,0 +1,367 @@
+package be
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/execution/rpc"
+	"github.com/dorisgo/dorisgo/planner/fragment"
+	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+// inboxKey names the receiving end of one exchange in one instance.
+type inboxKey struct {
+	exchange fragment.NodeID
+	receiver int
+}
+
+// outboxKey names the outbox of one sender instance.
+type outboxKey struct {
+	exchange fragment.NodeID
+	sender   int
+}
+
+// queryState is what a backend holds for one query.
+type queryState struct {
+	cancels  map[*context.CancelFunc]struct{}
+	inboxes  map[inboxKey]*op.Inbox
+	outboxes map[outboxKey]*op.Inbox
+}
+
+func (b *Backend) query(q string) *queryState {
+	s := b.queries[q]
+	if s == nil {
+		s = &queryState{cancels: map[*context.CancelFunc]struct{}{}, inboxes: map[inboxKey]*op.Inbox{},
+			outboxes: map[outboxKey]*op.Inbox{}}
+		b.queries[q] = s
+	}
+	return s
+}
+
+func (b *Backend) gc(q string) {
+	if s := b.queries[q]; s != nil && len(s.cancels) == 0 && len(s.inboxes) == 0 && len(s.outboxes) == 0 {
+		delete(b.queries, q)
+	}
+}
+
+// cancelQuery cancels a query's instances and drops its inboxes and
+// outboxes (the FE sends it for KILL, errors, and at every query's end).
+func (b *Backend) cancelQuery(q string) {
+	b.mu.Lock()
+	s := b.queries[q]
+	delete(b.queries, q)
+	b.mu.Unlock()
+	if s == nil {
+		return
+	}
+	for c := range s.cancels {
+		(*c)()
+	}
+	for _, ib := range s.inboxes {
+		ib.Fail(context.Canceled)
+	}
+	for _, ob := range s.outboxes {
+		ob.Close()
+	}
+}
+
+func (b *Backend) cancelAll() {
+	b.mu.Lock()
+	var qs []string
+	for q := range b.queries {
+		qs = append(qs, q)
+	}
+	b.mu.Unlock()
+	for _, q := range qs {
+		b.cancelQuery(q)
+	}
+}
+
+func (b *Backend) queryStatus(q string) rpc.QueryStatusResp {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.queries[q]
+	if s == nil {
+		return rpc.QueryStatusResp{}
+	}
+	r := rpc.QueryStatusResp{Instances: len(s.cancels), Inboxes: len(s.inboxes) + len(s.outboxes)}
+	for _, ib := range s.inboxes {
+		r.Buffered += ib.Buffered()
+		r.PeakBytes = max(r.PeakBytes, ib.Stats().PeakBytes)
+	}
+	for _, ob := range s.outboxes {
+		r.Buffered += ob.Buffered()
+		r.PeakBytes = max(r.PeakBytes, ob.Stats().PeakBytes)
+	}
+	return r
+}
+
+// peer returns a client for pushing exchange streams to another backend.
+func (b *Backend) peer(addr string) (*rpc.Client, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c, ok := b.clients[addr]; ok {
+		return c, nil
+	}
+	c, err := rpc.Dial(addr)
+	if err != nil {
+		return nil, err
+	}
+	b.clients[addr] = c
+	return c, nil
+}
+
+// instance is one running fragment instance.
+type instance struct {
+	b       *Backend
+	req     *rpc.ExecFragmentReq
+	env     *op.Env
+	inboxes map[fragment.NodeID]*op.Inbox
+	outs    []op.Outlet
+}
+
+// execFragment runs one instance for the whole of the exec_fragment call.
+func (b *Backend) execFragment(body []byte, stream flight.FlightService_DoActionServer) error {
+	var req rpc.ExecFragmentReq
+	if err := json.Unmarshal(body, &req); err != nil {
+		return rpc.ToStatus(err)
+	}
+	start := time.Now()
+	ctx, cancel := context.WithCancel(stream.Context())
+	defer cancel()
+	in := &instance{b: b, req: &req, inboxes: map[fragment.NodeID]*op.Inbox{}}
+	in.env = &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: time.UnixMicro(req.NowMicro)},
+		Tracker: op.NewMemTracker(req.MemLimit)}
+	if err := in.register(&cancel); err != nil {
+		in.unregister(&cancel)
+		return rpc.ToStatus(err)
+	}
+	defer in.unregister(&cancel)
+	if err := stream.Send(&flight.Result{}); err != nil { // started
+		return rpc.ToStatus(err)
+	}
+	rep, err := in.run(ctx)
+	if err != nil {
+		for _, o := range in.outs {
+			switch o := o.(type) {
+			case *rpc.Pusher:
+				o.Abort()
+			case op.InboxOutlet:
+				o.In.Fail(err)
+			}
+		}
+		return rpc.ToStatus(err)
+	}
+	rep.WallNs = int64(time.Since(start))
+	out, err := json.Marshal(rep)
+	if err != nil {
+		return rpc.ToStatus(err)
+	}
+	return stream.Send(&flight.Result{Body: out})
+}
+
+// register creates the instance's inboxes and outbox so that streams
+// arriving after the "started" answer find them.
+func (in *instance) register(cancel *context.CancelFunc) error {
+	b, req := in.b, in.req
+	nodes := map[fragment.NodeID]*fragment.Node{}
+	walk(req.Root, func(n *fragment.Node) { nodes[n.ID] = n })
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.query(req.QueryID)
+	s.cancels[cancel] = struct{}{}
+	for id, x := range req.Exchanges {
+		n := nodes[id]
+		if n == nil || n.Kind != fragment.KindExchange {
+			return sqlerr.Assertf("exchange %d is not a node of fragment %d", id, req.Fragment)
+		}
+		ib := op.NewInbox(types.ArrowSchema(n.Output), x.Senders, req.Budget)
+		in.inboxes[id] = ib
+		s.inboxes[inboxKey{id, req.Instance}] = ib
+	}
+	in.outs = make([]op.Outlet, len(req.Sink.Receivers))
+	for i, d := range req.Sink.Receivers {
+		if d.Pull {
+			ob := op.NewInbox(types.ArrowSchema(req.Root.Output), 1, req.Budget)
+			s.outboxes[outboxKey{req.Sink.ExchangeID, req.Instance}] = ob
+			in.outs[i] = op.InboxOutlet{In: ob}
+		}
+	}
+	return nil
+}
+
+func (in *instance) unregister(cancel *context.CancelFunc) {
+	b := in.b
+	b.mu.Lock()
+	if s := b.queries[in.req.QueryID]; s != nil {
+		delete(s.cancels, cancel)
+		for id := range in.inboxes {
+			delete(s.inboxes, inboxKey{id, in.req.Instance})
+		}
+		b.gc(in.req.QueryID)
+	}
+	b.mu.Unlock()
+	for _, ib := range in.inboxes {
+		ib.Close()
+	}
+}
+
+func (in *instance) run(ctx context.Context) (*rpc.InstanceReport, error) {
+	req := in.req
+	schema := types.ArrowSchema(req.Root.Output)
+	for i, d := range req.Sink.Receivers {
+		if d.Pull {
+			continue
+		}
+		cl, err := in.b.peer(d.Addr)
+		if err != nil {
+			return nil, err
+		}
+		p, err := cl.Push(ctx, rpc.StreamID{QueryID: req.QueryID, Exchange: req.Sink.ExchangeID, Receiver: d.Instance,
+			Sender: req.Instance}, schema)
+		if err != nil {
+			return nil, sqlerr.Doris.New(fmt.Sprintf("exchange to backend %s: %v", d.Addr, err))
+		}
+		in.outs[i] = p
+	}
+	src := &op.Sources{Store: in.b.store, Tablets: req.Tablets, Exchange: func(n *fragment.Node) (op.Operator, error) {
+		ib := in.inboxes[n.ID]
+		if ib == nil {
+			return nil, sqlerr.Assertf("exchange %d of fragment %d has no senders", n.ID, req.Fragment)
+		}
+		if keys := req.Exchanges[n.ID].MergeKeys; len(keys) > 0 {
+			ks := make([]op.SortKey, len(keys))
+			for i, k := range keys {
+				ks[i] = op.SortKey{Expr: k.Expr.Expr, Desc: k.Desc, NullsFirst: k.NullsFirst}
+			}
+			return ib.MergingSource(in.env, ks), nil
+		}
+		return ib.Source(), nil
+	}}
+	root, prof, err := op.BuildProfiled(in.env, req.Root, src)
+	if err != nil {
+		return nil, err
+	}
+	spec := op.SinkSpec{Kind: req.Sink.Kind, Keys: fragment.Unwrap(req.Sink.Keys), Buckets: req.Sink.Buckets,
+		BucketOwner: req.Sink.BucketOwner}
+	sink := op.NewExchangeSink(in.env, root, spec, in.outs)
+	err = sink.Run(ctx)
+	root.Close()
+	if err != nil {
+		return nil, err
+	}
+	rep := &rpc.InstanceReport{Fragment: req.Fragment, Instance: req.Instance, Backend: in.b.Addr(), Sink: sink.Stats(),
+		Operators: prof.Stats(), Exchanges: map[fragment.NodeID]op.ExchangeStats{}}
+	for id, ib := range in.inboxes {
+		rep.Exchanges[id] = ib.Stats()
+	}
+	return rep, nil
+}
+
+// receive feeds an exchange stream into its inbox. While the inbox is over
+// its budget Put blocks, this handler stops reading, and gRPC flow control
+// stops the sender. A receiver that is gone or closed ends the stream with
+// OK, which the sender takes as "stop sending here".
+func (b *Backend) receive(ctx context.Context, r *flight.Reader, id rpc.StreamID) error {
+	b.mu.Lock()
+	var ib *op.Inbox
+	if s := b.queries[id.QueryID]; s != nil {
+		ib = s.inboxes[inboxKey{id.Exchange, id.Receiver}]
+	}
+	b.mu.Unlock()
+	if ib == nil {
+		return nil
+	}
+	if id.Sender < 0 || id.Sender >= ib.Senders() {
+		return rpc.ToStatus(sqlerr.Assertf("exchange %d: sender %d out of range", id.Exchange, id.Sender))
+	}
+	for r.Next() {
+		rec := r.Record()
+		rec.Retain()
+		if err := ib.Put(ctx, id.Sender, rec); err != nil {
+			if errors.Is(err, op.ErrReceiverClosed) {
+				return nil
+			}
+			return rpc.ToStatus(err)
+		}
+	}
+	if err := r.Err(); err != nil && !errors.Is(err, io.EOF) {
+		ib.Fail(sqlerr.Doris.New(fmt.Sprintf("%s: sender instance %d: %v", rpc.BrokenStream, id.Sender, err)))
+		return rpc.ToStatus(err)
+	}
+	ib.Done(id.Sender)
+	return nil
+}
+
+// serveOutbox streams a sender instance's outbox to the FE, closing it
+// when the FE stops reading (so the sender stops too).
+func (b *Backend) serveOutbox(ctx context.Context, id rpc.StreamID, stream flight.FlightService_DoGetServer) error {
+	key := outboxKey{id.Exchange, id.Sender}
+	b.mu.Lock()
+	var ob *op.Inbox
+	if s := b.queries[id.QueryID]; s != nil {
+		ob = s.outboxes[key]
+	}
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		if s := b.queries[id.QueryID]; s != nil && s.outboxes[key] == ob {
+			delete(s.outboxes, key)
+			b.gc(id.QueryID)
+		}
+		b.mu.Unlock()
+	}()
+	if ob == nil {
+		return rpc.ToStatus(sqlerr.Doris.New(fmt.Sprintf("query %s: no outbox for exchange %d sender %d (cancelled?)",
+			id.QueryID, id.Exchange, id.Sender)))
+	}
+	src := ob.Source()
+	defer src.Close()
+	// The end of stream is written only on success: a broken outbox must
+	// look broken to the FE, not like a short result.
+	var w *flight.Writer
+	for {
+		rec, err := src.Next(ctx)
+		if err == io.EOF {
+			if w == nil {
+				w = flight.NewRecordWriter(stream, ipc.WithSchema(src.Schema()))
+			}
+			return rpc.ToStatus(w.Close())
+		}
+		if err != nil {
+			return rpc.ToStatus(err)
+		}
+		if w == nil {
+			w = flight.NewRecordWriter(stream, ipc.WithSchema(src.Schema()))
+		}
+		err = w.Write(rec)
+		rec.Release()
+		if err != nil {
+			return rpc.ToStatus(err)
+		}
+	}
+}
+
+func walk(n *fragment.Node, fn func(*fragment.Node)) {
+	if n == nil {
+		return
+	}
+	fn(n)
+	for _, c := range n.Children {
+		walk(c, fn)
+	}
+	if n.Apply != nil {
+		walk(n.Apply.Sub, fn)
+	}
+}

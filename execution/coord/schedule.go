@@ -1,0 +1,315 @@
+package coord
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/execution/rpc"
+	"github.com/dorisgo/dorisgo/planner/fragment"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+)
+
+// instance is where one fragment instance runs and what it reads.
+type instance struct {
+	backend catalog.BackendID // 0: the FE (fragment 0)
+	addr    string
+	tablets map[fragment.NodeID][]fragment.TabletRef
+}
+
+// fragSched is a fragment's placement.
+type fragSched struct {
+	f         *fragment.Fragment
+	instances []*instance
+	// bucketOwner maps a storage bucket of the anchor scan to the instance
+	// reading it (bucket-aligned fragments only).
+	bucketOwner []int
+	// parent is the fragment holding exchange, the node reading f.
+	parent   fragment.FragmentID
+	exchange *fragment.Node
+	depth    int
+}
+
+// schedule places every fragment's instances (planner/fragment/doc.go).
+func (c *Coordinator) schedule(plan *fragment.Plan) ([]*fragSched, error) {
+	fs := make([]*fragSched, len(plan.Fragments))
+	for i, f := range plan.Fragments {
+		if f == nil || int(f.ID) != i {
+			return nil, sqlerr.Assertf("fragment %d is missing or misnumbered", i)
+		}
+		fs[i] = &fragSched{f: f, parent: -1}
+	}
+	for _, s := range fs {
+		walkNodes(s.f.Root, func(n *fragment.Node) {
+			if n.Kind == fragment.KindExchange && n.Exchange != nil {
+				if from := int(n.Exchange.From); from > 0 && from < len(fs) {
+					fs[from].parent, fs[from].exchange = s.f.ID, n
+				}
+			}
+		})
+	}
+	for _, s := range fs[1:] {
+		if s.exchange == nil {
+			return nil, sqlerr.Assertf("fragment %d is read by no exchange", s.f.ID)
+		}
+	}
+	// Depths order the start: receivers before their senders.
+	for _, s := range fs[1:] {
+		d, p := 0, s
+		for p.f.ID != 0 {
+			d++
+			if d > len(fs) {
+				return nil, sqlerr.Assertf("fragment %d: exchange cycle", s.f.ID)
+			}
+			p = fs[p.parent]
+		}
+		s.depth = d
+	}
+	fs[0].instances = []*instance{{}}
+	for _, s := range fs[1:] {
+		if err := c.place(s); err != nil {
+			return nil, err
+		}
+	}
+	return fs, nil
+}
+
+func (c *Coordinator) alive() []*catalog.Backend {
+	var out []*catalog.Backend
+	for _, b := range c.cat.Backends() {
+		if b.Alive && !b.Decommissioned {
+			out = append(out, b)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func addrOf(b *catalog.Backend) string { return fmt.Sprintf("%s:%d", b.Host, b.Port) }
+
+func (c *Coordinator) newInstance(be catalog.BackendID, scans []*fragment.Node) (*instance, error) {
+	b, ok := c.cat.Backend(be)
+	if !ok {
+		return nil, sqlerr.Doris.New(fmt.Sprintf("backend %d does not exist", be))
+	}
+	in := &instance{backend: be, addr: addrOf(b), tablets: map[fragment.NodeID][]fragment.TabletRef{}}
+	for _, s := range scans {
+		in.tablets[s.ID] = []fragment.TabletRef{}
+	}
+	return in, nil
+}
+
+// place decides the instances of one backend fragment.
+func (c *Coordinator) place(s *fragSched) error {
+	var scans []*fragment.Node
+	walkNodes(s.f.Root, func(n *fragment.Node) {
+		if n.Kind == fragment.KindScan {
+			scans = append(scans, n)
+		}
+	})
+	if len(scans) == 0 {
+		alive := c.alive()
+		if len(alive) == 0 {
+			return sqlerr.Doris.New("no alive backend to run the query on")
+		}
+		if s.f.Partition == fragment.Unpartitioned {
+			alive = alive[:1]
+		}
+		for _, b := range alive {
+			in, _ := c.newInstance(b.ID, nil)
+			s.instances = append(s.instances, in)
+		}
+		return nil
+	}
+	if s.f.Partition == fragment.HashPartitioned {
+		return c.placeBuckets(s, scans)
+	}
+	// One instance per backend holding a chosen replica.
+	byBE := map[catalog.BackendID]*instance{}
+	for _, sc := range scans {
+		for _, t := range sc.Scan.Tablets {
+			be, err := c.pickReplica(t)
+			if err != nil {
+				return err
+			}
+			in := byBE[be]
+			if in == nil {
+				if in, err = c.newInstance(be, scans); err != nil {
+					return err
+				}
+				byBE[be] = in
+				s.instances = append(s.instances, in)
+			}
+			in.tablets[sc.ID] = append(in.tablets[sc.ID], t)
+		}
+	}
+	if len(s.instances) == 0 { // every tablet pruned: one empty instance
+		alive := c.alive()
+		if len(alive) == 0 {
+			return sqlerr.Doris.New("no alive backend to run the query on")
+		}
+		in, _ := c.newInstance(alive[0].ID, scans)
+		s.instances = append(s.instances, in)
+	}
+	return nil
+}
+
+// placeBuckets gives bucket b of every scan of s to one instance: the one
+// on an alive backend holding every bucket-b tablet, preferring the anchor
+// (left-most) scan's replica order rotated by b to spread the reads.
+func (c *Coordinator) placeBuckets(s *fragSched, scans []*fragment.Node) error {
+	nb := 0
+	for _, sc := range scans {
+		for _, t := range sc.Scan.Tablets {
+			nb = max(nb, t.Bucket+1)
+		}
+	}
+	byBE := map[catalog.BackendID]*instance{}
+	s.bucketOwner = make([]int, nb)
+	for i := range s.bucketOwner {
+		s.bucketOwner[i] = -1
+	}
+	for b := 0; b < nb; b++ {
+		var ts []fragment.TabletRef
+		var tsScan []fragment.NodeID
+		for _, sc := range scans {
+			for _, t := range sc.Scan.Tablets {
+				if t.Bucket == b {
+					ts = append(ts, t)
+					tsScan = append(tsScan, sc.ID)
+				}
+			}
+		}
+		if len(ts) == 0 {
+			continue
+		}
+		be, err := c.commonReplica(ts, b)
+		if err != nil {
+			return err
+		}
+		in := byBE[be]
+		if in == nil {
+			if in, err = c.newInstance(be, scans); err != nil {
+				return err
+			}
+			byBE[be] = in
+			s.instances = append(s.instances, in)
+		}
+		s.bucketOwner[b] = len(s.instances) - 1
+		for i, x := range s.instances {
+			if x == in {
+				s.bucketOwner[b] = i
+			}
+		}
+		for i, t := range ts {
+			in.tablets[tsScan[i]] = append(in.tablets[tsScan[i]], t)
+		}
+	}
+	if len(s.instances) == 0 {
+		alive := c.alive()
+		if len(alive) == 0 {
+			return sqlerr.Doris.New("no alive backend to run the query on")
+		}
+		in, _ := c.newInstance(alive[0].ID, scans)
+		s.instances = append(s.instances, in)
+	}
+	// Buckets no scan reads still need an owner: their rows meet no stored rows.
+	for b := range s.bucketOwner {
+		if s.bucketOwner[b] < 0 {
+			s.bucketOwner[b] = b % len(s.instances)
+		}
+	}
+	return nil
+}
+
+// commonReplica picks an alive backend holding a replica of every tablet in ts.
+func (c *Coordinator) commonReplica(ts []fragment.TabletRef, bucket int) (catalog.BackendID, error) {
+	first := ts[0].Replicas
+	n := len(first)
+	for i := 0; i < n; i++ {
+		be := first[(bucket+i)%n]
+		if b, ok := c.cat.Backend(catalog.BackendID(be)); !ok || !b.Alive {
+			continue
+		}
+		all := true
+		for _, t := range ts[1:] {
+			has := false
+			for _, r := range t.Replicas {
+				has = has || r == be
+			}
+			all = all && has
+		}
+		if all {
+			return catalog.BackendID(be), nil
+		}
+	}
+	return 0, sqlerr.Doris.New(fmt.Sprintf("bucket %d: no alive backend holds a replica of every tablet of the bucket (tablet %d, replicas %v)",
+		bucket, ts[0].Tablet, first))
+}
+
+// request builds the exec_fragment request of instance i of s.
+func (q *query) request(fs []*fragSched, s *fragSched, i int) (*rpc.ExecFragmentReq, error) {
+	in := s.instances[i]
+	req := &rpc.ExecFragmentReq{QueryID: q.id, Fragment: s.f.ID, Instance: i, Root: s.f.Root, Tablets: in.tablets,
+		NowMicro: q.now, MemLimit: q.memLimit, Budget: q.c.ExchangeBudget, Exchanges: map[fragment.NodeID]rpc.ExchangeIn{}}
+	var err error
+	walkNodes(s.f.Root, func(n *fragment.Node) {
+		if n.Kind != fragment.KindExchange || err != nil {
+			return
+		}
+		from := fs[n.Exchange.From]
+		x := rpc.ExchangeIn{Senders: len(from.instances)}
+		if n.Exchange.Merge {
+			x.MergeKeys, err = mergeKeys(from.f)
+		}
+		req.Exchanges[n.ID] = x
+	})
+	if err != nil {
+		return nil, err
+	}
+	p := fs[s.parent]
+	sink := rpc.SinkPlan{Kind: s.f.Sink.Kind, ExchangeID: s.exchange.ID, Keys: s.f.Sink.Keys, Buckets: s.f.Sink.Buckets}
+	switch sink.Kind {
+	case fragment.StreamBucketHash:
+		if p.bucketOwner == nil {
+			return nil, sqlerr.Assertf("fragment %d: bucket shuffle into fragment %d, which is not bucket-aligned", s.f.ID, p.f.ID)
+		}
+		sink.BucketOwner = append([]int(nil), p.bucketOwner...)
+		for len(sink.BucketOwner) < sink.Buckets { // buckets the receiver's scans pruned away
+			sink.BucketOwner = append(sink.BucketOwner, len(sink.BucketOwner)%len(p.instances))
+		}
+	case fragment.ResultSink:
+		sink.Kind = fragment.StreamGather
+	}
+	for j, r := range p.instances {
+		if p.f.ID == 0 {
+			sink.Receivers = append(sink.Receivers, rpc.Dest{Instance: j, Pull: true})
+		} else {
+			sink.Receivers = append(sink.Receivers, rpc.Dest{Addr: r.addr, Instance: j})
+		}
+	}
+	req.Sink = sink
+	return req, nil
+}
+
+// mergeKeys are the sort keys of a merging exchange: those of the sending
+// fragment's root sort (each sender's stream is sorted by them).
+func mergeKeys(f *fragment.Fragment) ([]fragment.SortKey, error) {
+	if r := f.Root; r.Sort != nil && (r.Kind == fragment.KindSort || r.Kind == fragment.KindTopN) {
+		return r.Sort.Keys, nil
+	}
+	return nil, sqlerr.Assertf("merging exchange from fragment %d, whose root is not a sort", f.ID)
+}
+
+func walkNodes(n *fragment.Node, fn func(*fragment.Node)) {
+	if n == nil {
+		return
+	}
+	fn(n)
+	for _, c := range n.Children {
+		walkNodes(c, fn)
+	}
+	if n.Apply != nil {
+		walkNodes(n.Apply.Sub, fn)
+	}
+}

@@ -1,0 +1,130 @@
+package op
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/dorisgo/dorisgo/planner/fragment"
+)
+
+// OpStats are one plan node's counters in one fragment instance.
+type OpStats struct {
+	Node    fragment.NodeID   `json:"node"`
+	Kind    fragment.NodeKind `json:"kind"`
+	Rows    int64             `json:"rows"`
+	Batches int64             `json:"batches"`
+	TimeNs  int64             `json:"time_ns"` // in Next, children included
+	PeakMem int64             `json:"peak_mem"`
+}
+
+// Profile collects the per-operator counters of a tree built by BuildProfiled.
+type Profile struct {
+	mu    sync.Mutex
+	nodes []*profiledOp
+}
+
+// Stats returns every node's counters, in build order (children first).
+func (p *Profile) Stats() []OpStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]OpStats, len(p.nodes))
+	for i, o := range p.nodes {
+		out[i] = OpStats{Node: o.node.ID, Kind: o.node.Kind, Rows: o.rows.Load(), Batches: o.batches.Load(),
+			TimeNs: o.ns.Load(), PeakMem: o.mem.Peak()}
+	}
+	return out
+}
+
+// BuildProfiled is Build with every node wrapped in a counting operator and
+// given its own memory tracker (a child of env.Tracker), so the instance
+// can report rows, time and peak memory per node. It builds node by node:
+// each node is handed to Build with its children replaced by placeholder
+// exchanges that return the already built (and wrapped) child operators.
+func BuildProfiled(env *Env, n *fragment.Node, src *Sources) (Operator, *Profile, error) {
+	if env.Tracker == nil {
+		e := *env
+		e.Tracker = NewMemTracker(0)
+		env = &e
+	}
+	p := &Profile{}
+	o, err := p.build(env, n, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	return o, p, nil
+}
+
+// placeholderFrom marks the synthetic exchanges standing for built children.
+const placeholderFrom fragment.FragmentID = -1
+
+func (p *Profile) build(env *Env, n *fragment.Node, src *Sources) (Operator, error) {
+	built := make([]Operator, len(n.Children))
+	shallow := *n
+	shallow.Children = make([]*fragment.Node, len(n.Children))
+	for i, c := range n.Children {
+		o, err := p.build(env, c, src)
+		if err != nil {
+			for _, b := range built[:i] {
+				b.Close()
+			}
+			return nil, err
+		}
+		built[i] = o
+		shallow.Children[i] = &fragment.Node{ID: fragment.NodeID(-1 - i), Kind: fragment.KindExchange, Output: c.Output,
+			Exchange: &fragment.ExchangeSpec{From: placeholderFrom}}
+	}
+	e := *env
+	e.Tracker = env.Tracker.Child(fmt.Sprintf("node %d", n.ID))
+	local := *src
+	local.Exchange = func(x *fragment.Node) (Operator, error) {
+		if x.Exchange != nil && x.Exchange.From == placeholderFrom {
+			return built[-1-int(x.ID)], nil
+		}
+		return src.Exchange(x)
+	}
+	o, err := Build(&e, &shallow, &local)
+	if err != nil {
+		for _, b := range built {
+			b.Close()
+		}
+		return nil, err
+	}
+	w := &profiledOp{Operator: o, node: n, mem: e.Tracker}
+	p.mu.Lock()
+	p.nodes = append(p.nodes, w)
+	p.mu.Unlock()
+	return w, nil
+}
+
+type profiledOp struct {
+	Operator
+	node    *fragment.Node
+	mem     *MemTracker
+	rows    atomic.Int64
+	batches atomic.Int64
+	ns      atomic.Int64
+}
+
+func (o *profiledOp) Next(ctx context.Context) (arrow.Record, error) {
+	start := time.Now()
+	rec, err := o.Operator.Next(ctx)
+	o.ns.Add(int64(time.Since(start)))
+	if err == nil {
+		o.rows.Add(rec.NumRows())
+		o.batches.Add(1)
+	}
+	return rec, err
+}
+
+// Limit is the tracker's own limit (≤ 0: unlimited).
+func (t *MemTracker) Limit() int64 {
+	if t == nil {
+		return 0
+	}
+	return t.limit
+}

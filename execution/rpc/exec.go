@@ -1,0 +1,213 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/dorisgo/dorisgo/execution/op"
+)
+
+// Exec is a fragment instance running on a backend.
+type Exec struct {
+	stream flight.FlightService_DoActionClient
+	cancel context.CancelFunc
+}
+
+// ExecFragment starts an instance and returns once the backend reports it
+// started (its inboxes accept streams). Cancelling ctx or calling Cancel
+// cancels the instance.
+func (c *Client) ExecFragment(ctx context.Context, req *ExecFragmentReq) (*Exec, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	stream, err := c.fc.DoAction(ctx, &flight.Action{Type: ActExecFragment, Body: body})
+	if err != nil {
+		cancel()
+		return nil, FromStatus(err)
+	}
+	if _, err := stream.Recv(); err != nil {
+		cancel()
+		if err == io.EOF {
+			err = errors.New("instance ended before it started")
+		}
+		return nil, FromStatus(err)
+	}
+	return &Exec{stream: stream, cancel: cancel}, nil
+}
+
+// Wait blocks until the instance ends and returns its report.
+func (e *Exec) Wait() (*InstanceReport, error) {
+	defer e.cancel()
+	r, err := e.stream.Recv()
+	if err != nil {
+		if err == io.EOF {
+			err = errors.New("instance ended without a report")
+		}
+		return nil, FromStatus(err)
+	}
+	var rep InstanceReport
+	if err := json.Unmarshal(r.Body, &rep); err != nil {
+		return nil, err
+	}
+	return &rep, nil
+}
+
+// Cancel cancels the instance (its backend sees the call cancelled).
+func (e *Exec) Cancel() { e.cancel() }
+
+// countingStream counts the bytes put on the wire and remembers a send error.
+type countingStream struct {
+	flight.FlightService_DoPutClient
+	bytes int64
+}
+
+func (s *countingStream) Send(fd *flight.FlightData) error {
+	s.bytes += int64(len(fd.DataHeader) + len(fd.DataBody))
+	return s.FlightService_DoPutClient.Send(fd)
+}
+
+// Pusher is the sending end of one exchange stream (an op.Outlet).
+type Pusher struct {
+	cs     *countingStream
+	w      *flight.Writer
+	schema *arrow.Schema
+	cancel context.CancelFunc
+	closed bool // the receiver stopped reading
+}
+
+var _ op.Outlet = (*Pusher)(nil)
+
+// Push opens the exchange stream id to this backend.
+func (c *Client) Push(ctx context.Context, id StreamID, schema *arrow.Schema) (*Pusher, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	stream, err := c.fc.DoPut(ctx)
+	if err != nil {
+		cancel()
+		return nil, FromStatus(err)
+	}
+	cmd, _ := json.Marshal(PutCmd{Exchange: &id})
+	cs := &countingStream{FlightService_DoPutClient: stream}
+	w := flight.NewRecordWriter(cs, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
+	w.SetFlightDescriptor(&flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: cmd})
+	return &Pusher{cs: cs, w: w, schema: schema, cancel: cancel}, nil
+}
+
+// WireBytes is what went on the wire so far.
+func (p *Pusher) WireBytes() int64 { return p.cs.bytes }
+
+// Send writes one batch; op.ErrReceiverClosed once the receiver stopped reading.
+func (p *Pusher) Send(ctx context.Context, rec arrow.Record) error {
+	if p.closed {
+		return op.ErrReceiverClosed
+	}
+	if !rec.Schema().Equal(p.schema) {
+		rec = array.NewRecord(p.schema, rec.Columns(), rec.NumRows())
+		defer rec.Release()
+	}
+	if err := p.w.Write(rec); err != nil {
+		return p.ended(err)
+	}
+	return nil
+}
+
+// ended interprets a failed send: the server ended the stream, with OK
+// (receiver closed) or with an error.
+func (p *Pusher) ended(err error) error {
+	if !errors.Is(err, io.EOF) {
+		return FromStatus(err)
+	}
+	for {
+		_, rerr := p.cs.Recv()
+		if rerr == io.EOF {
+			p.closed = true
+			return op.ErrReceiverClosed
+		}
+		if rerr != nil {
+			return FromStatus(rerr)
+		}
+	}
+}
+
+// Close ends the stream and waits for the receiver to take all of it.
+func (p *Pusher) Close(ctx context.Context) error {
+	defer p.cancel()
+	if p.closed {
+		return nil
+	}
+	if err := p.w.Close(); err != nil {
+		if e := p.ended(err); e != op.ErrReceiverClosed {
+			return e
+		}
+		return nil
+	}
+	if err := p.cs.CloseSend(); err != nil {
+		return FromStatus(err)
+	}
+	for {
+		_, err := p.cs.Recv()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return FromStatus(err)
+		}
+	}
+}
+
+// Abort cancels the stream (the receiver sees it broken).
+func (p *Pusher) Abort() { p.cancel() }
+
+// Stream reads a sender instance's outbox (the FE's side of a pull exchange).
+type Stream struct {
+	r      *flight.Reader
+	cancel context.CancelFunc
+}
+
+// Pull opens the outbox of stream id on this backend.
+func (c *Client) Pull(ctx context.Context, id StreamID) (*Stream, error) {
+	body, err := json.Marshal(OutboxTicket{Stream: id})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	s, err := c.fc.DoGet(ctx, &flight.Ticket{Ticket: body})
+	if err != nil {
+		cancel()
+		return nil, FromStatus(err)
+	}
+	r, err := flight.NewRecordReader(s)
+	if err != nil {
+		cancel()
+		return nil, FromStatus(err)
+	}
+	return &Stream{r: r, cancel: cancel}, nil
+}
+
+// Next returns the next batch (caller releases) or io.EOF.
+func (s *Stream) Next() (arrow.Record, error) {
+	if s.r.Next() {
+		rec := s.r.Record()
+		rec.Retain()
+		return rec, nil
+	}
+	if err := s.r.Err(); err != nil && err != io.EOF {
+		return nil, FromStatus(err)
+	}
+	return nil, io.EOF
+}
+
+// Close stops the stream.
+func (s *Stream) Close() {
+	s.cancel()
+	s.r.Release()
+}
