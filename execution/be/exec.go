@@ -240,14 +240,7 @@ func (in *instance) run(ctx context.Context) (*rpc.InstanceReport, error) {
 		if ib == nil {
 			return nil, sqlerr.Assertf("exchange %d of fragment %d has no senders", n.ID, req.Fragment)
 		}
-		if keys := req.Exchanges[n.ID].MergeKeys; len(keys) > 0 {
-			ks := make([]op.SortKey, len(keys))
-			for i, k := range keys {
-				ks[i] = op.SortKey{Expr: k.Expr.Expr, Desc: k.Desc, NullsFirst: k.NullsFirst}
-			}
-			return ib.MergingSource(in.env, ks), nil
-		}
-		return ib.Source(), nil
+		return op.ExchangeSource(in.env, ib, n, req.Exchanges[n.ID].MergeKeys), nil
 	}}
 	root, prof, err := op.BuildProfiled(in.env, req.Root, src)
 	if err != nil {

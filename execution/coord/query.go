@@ -283,19 +283,16 @@ func (q *query) receive(fs []*fragSched, n *fragment.Node) (op.Operator, error) 
 	for i, in := range s.instances {
 		go q.pull(ib, n.ID, i, in.backend)
 	}
-	if n.Exchange.Merge {
-		keys, err := mergeKeys(s.f)
+	var keys []fragment.SortKey
+	if n.Exchange.Merge && len(n.Exchange.SortKeys) == 0 {
+		k, err := mergeKeys(s.f)
 		if err != nil {
 			ib.Close()
 			return nil, err
 		}
-		ks := make([]op.SortKey, len(keys))
-		for i, k := range keys {
-			ks[i] = op.SortKey{Expr: k.Expr.Expr, Desc: k.Desc, NullsFirst: k.NullsFirst}
-		}
-		return ib.MergingSource(q.env, ks), nil
+		keys = k
 	}
-	return ib.Source(), nil
+	return op.ExchangeSource(q.env, ib, n, keys), nil
 }
 
 func (q *query) pull(ib *op.Inbox, exchange fragment.NodeID, sender int, be catalog.BackendID) {

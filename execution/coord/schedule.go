@@ -259,7 +259,7 @@ func (q *query) request(fs []*fragSched, s *fragSched, i int) (*rpc.ExecFragment
 		}
 		from := fs[n.Exchange.From]
 		x := rpc.ExchangeIn{Senders: len(from.instances)}
-		if n.Exchange.Merge {
+		if n.Exchange.Merge && len(n.Exchange.SortKeys) == 0 {
 			x.MergeKeys, err = mergeKeys(from.f)
 		}
 		req.Exchanges[n.ID] = x
