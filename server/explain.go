@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -40,19 +39,12 @@ func (s *Session) explain(ctx context.Context, st *parser.Explain, w wire.Result
 	if !ok {
 		return sqlerr.NotSupportedYet.New("EXPLAIN of this statement")
 	}
-	sel, ok := v.AST.(sqlparser.SelectStatement)
-	if !ok {
+	if _, ok := v.AST.(sqlparser.SelectStatement); !ok {
 		return sqlerr.NotSupportedYet.New("EXPLAIN of this statement")
 	}
-	bc := s.bindContext(nil)
-	bc.Hints = v.Hints
-	q, err := newBinderCtx(bc).BindSelect(sel)
+	p, err := s.planQuery(v, nil)
 	if err != nil {
 		return err
-	}
-	out := make([]types.Column, len(q.Outputs))
-	for i, o := range q.Outputs {
-		out[i] = types.Column{Name: o.Name, Type: o.Col.T, Nullable: o.Col.Null}
 	}
 	mode := explain.Plain
 	switch st.Mode {
@@ -62,19 +54,11 @@ func (s *Session) explain(ctx context.Context, st *parser.Explain, w wire.Result
 		mode = explain.Distributed
 	}
 	var lines []string
-	d, err := physical.PlanDistributed(s.plannerContext(v.Hints), q.Plan, out)
-	switch {
-	case errors.Is(err, physical.ErrNotDistributable):
-		// Correlated subqueries still run as today's single-root plan.
-		_, plan, err := s.planQuery(v, nil)
-		if err != nil {
-			return err
-		}
-		lines = legacyExplainLines(plan)
-	case err != nil:
-		return err
-	default:
-		lines = d.Explain(mode)
+	if p.dist != nil {
+		lines = p.dist.Explain(mode)
+	} else {
+		// Correlated subqueries run as a single-root plan on the FE.
+		lines = legacyExplainLines(p.plan)
 	}
 	var rows [][]types.Datum
 	for _, line := range lines {

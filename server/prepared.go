@@ -46,8 +46,8 @@ func (s *Session) Prepare(ctx context.Context, sql string) (wire.Prepared, error
 			for i := range args {
 				args[i] = types.NullDatum(types.NullT)
 			}
-			if q, _, err := s.planQuery(v, args); err == nil {
-				p.cols = outputColumns(q.Outputs)
+			if pq, err := s.planQuery(v, args); err == nil {
+				p.cols = outputColumns(pq.q.Outputs)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -33,25 +34,44 @@ func constValue(x expr.Expr) (types.Datum, error) {
 	return eval.EvalConst(&expr.Context{Now: time.Now()}, x)
 }
 
-// planQuery binds and plans a SELECT.
-func (s *Session) planQuery(st *parser.Vitess, params []types.Datum) (*bind.Query, *fragment.Plan, error) {
+// planned is a bound and planned query: the distributed plan when the
+// planner could place it, else the single-root plan that runs correlated
+// subqueries (Apply) on the FE.
+type planned struct {
+	q    *bind.Query
+	plan *fragment.Plan
+	dist *physical.Distributed // nil for the single-root plan
+}
+
+// planQuery binds and plans a SELECT; EXPLAIN prints and execution runs
+// the same plan object.
+func (s *Session) planQuery(st *parser.Vitess, params []types.Datum) (*planned, error) {
 	sel, ok := st.AST.(sqlparser.SelectStatement)
 	if !ok {
-		return nil, nil, sqlerr.Assertf("not a query: %T", st.AST)
+		return nil, sqlerr.Assertf("not a query: %T", st.AST)
 	}
-	q, err := newBinder(s, params).BindSelect(sel)
+	bc := s.bindContext(params)
+	bc.Hints = st.Hints
+	q, err := newBinderCtx(bc).BindSelect(sel)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	out := make([]types.Column, len(q.Outputs))
 	for i, o := range q.Outputs {
 		out[i] = types.Column{Name: o.Name, Type: o.Col.T, Nullable: o.Col.Null}
 	}
+	d, err := physical.PlanDistributed(s.plannerContext(st.Hints), q.Plan, out)
+	switch {
+	case err == nil:
+		return &planned{q: q, plan: d.Plan, dist: d}, nil
+	case !errors.Is(err, physical.ErrNotDistributable):
+		return nil, err
+	}
 	plan, err := physical.Plan(q.Plan, out)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return q, plan, nil
+	return &planned{q: q, plan: plan}, nil
 }
 
 // start runs a plan and returns its root operator.
@@ -65,11 +85,12 @@ func (s *Session) start(ctx context.Context, plan *fragment.Plan) (op.Operator, 
 
 // query runs a SELECT and streams its rows to the client.
 func (s *Session) query(ctx context.Context, st *parser.Vitess, params []types.Datum, w wire.ResultWriter) error {
-	q, plan, err := s.planQuery(st, params)
+	p, err := s.planQuery(st, params)
 	if err != nil {
 		return err
 	}
-	root, err := s.start(ctx, plan)
+	q := p.q
+	root, err := s.start(ctx, p.plan)
 	if err != nil {
 		return err
 	}

@@ -4,5 +4,6 @@
 // level (DORIS-PLANNING.md §3), so plain and VERBOSE output share one code
 // path. Input: Fragments whose nodes implement Node (planner/physical builds
 // them from the plan that would run). Output: lines, one per result row of
-// EXPLAIN.
+// EXPLAIN. Trino draws EXPLAIN (TYPE DISTRIBUTED) (§4) from TrinoFragments
+// with its own box-drawing rails.
 package explain

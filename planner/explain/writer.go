@@ -20,6 +20,12 @@ type Writer struct {
 	lines []string
 }
 
+// NewWriter returns a writer for one node's lines in mode.
+func NewWriter(mode Mode) *Writer { return &Writer{mode: mode} }
+
+// Lines are the lines written so far.
+func (w *Writer) Lines() []string { return w.lines }
+
 // Verbose reports whether verbose-only attributes are printed.
 func (w *Writer) Verbose() bool { return w.mode == Verbose }
 

@@ -50,6 +50,20 @@
 //   - Node ids: operators EXPLAIN shows are numbered as EXPLAIN prints them;
 //     projections, bare limits and HAVING filters get larger ids.
 //
+// Local exchanges (DORIS-PLANNING.md §6), planned when an instance runs
+// Fragment.Tasks > 1 pipeline tasks (parallel_pipeline_task_num, 0 = cores/2;
+// enable_local_shuffle; Unpartitioned fragments run one task and get none):
+//   - Node.LocalExchanges[i] says how rows of child i reach this node's
+//     tasks: LocalNoop (keep each task's rows), LocalHashShuffle /
+//     LocalBucketHashShuffle on Keys (over child i's output), LocalPassthrough
+//     / LocalAdaptivePassthrough (spread blocks), LocalBroadcast (every task
+//     gets every row: nested loop build), LocalPassToOne (one task builds a
+//     broadcast hash table). Nil: none planned for this node.
+//   - Fragment.SinkLocal is the same between the root and the sink (a
+//     PASSTHROUGH right after a scan that ignores its storage layout).
+//   - Hidden nodes (projections, limits) never get one; the decision sits on
+//     the next shown ancestor.
+//
 // Expressions in a node refer to its input by position: children[0]'s
 // columns, then children[1]'s for joins. Node.Output is the node's result
 // shape; Exchange outputs equal the sending fragment root's output.

@@ -65,6 +65,11 @@ type Fragment struct {
 	Partition PartitionKind `json:"partition"`
 	PartKeys  []Ex          `json:"part_keys,omitempty"`
 	Sink      Sink          `json:"sink"`
+	// Tasks is the pipeline tasks per instance local exchanges were planned
+	// for (0: none planned); SinkLocal is the local exchange between the
+	// root's tasks and the sink.
+	Tasks     int            `json:"tasks,omitempty"`
+	SinkLocal *LocalExchange `json:"sink_local,omitempty"`
 }
 
 // NodeKind is the operator a node stands for.
@@ -106,6 +111,11 @@ type Node struct {
 	SetOp    *SetOpSpec    `json:"setop,omitempty"`
 	Window   *WindowSpec   `json:"window,omitempty"`
 	Apply    *ApplySpec    `json:"apply,omitempty"`
+
+	// LocalExchanges (distributed plans with more than one pipeline task)
+	// holds one entry per child: what runs between that child's tasks and
+	// this node's. Nil: none planned.
+	LocalExchanges []LocalExchange `json:"local_exchanges,omitempty"`
 }
 
 // TabletRef is one tablet a scan reads, at the version the planner saw.

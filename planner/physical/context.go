@@ -35,6 +35,8 @@ type Context struct {
 	Cat   *catalog.Catalog
 	Vars  Vars
 	Spark []parser.SparkHint
+	// Cores sizes parallel_pipeline_task_num = 0 (cores/2); 0: this machine's.
+	Cores int
 }
 
 // Set assigns one variable by its session name (values as SET stores them);

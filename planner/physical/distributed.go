@@ -1,6 +1,8 @@
 package physical
 
 import (
+	"fmt"
+
 	"github.com/dorisgo/dorisgo/planner/explain"
 	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/planner/logical"
@@ -48,6 +50,7 @@ func PlanDistributed(ctx *Context, root logical.Node, out []types.Column) (*Dist
 		return nil, sqlerr.Assertf("physical: an exchange does not deliver what its parent requires")
 	}
 	frags := d.cut(n)
+	d.planLocal(frags)
 	plan, err := d.emit(frags, out)
 	if err != nil {
 		return nil, err
@@ -91,6 +94,9 @@ func (p *Distributed) JoinDists() []fragment.Distribution {
 // Explain renders the plan in Doris's format (plain or VERBOSE) or Trino's
 // (Distributed).
 func (p *Distributed) Explain(mode explain.Mode) []string {
+	if mode == explain.Distributed {
+		return p.trino()
+	}
 	var frags []explain.Fragment
 	for _, f := range p.frags {
 		ef := explain.Fragment{ID: int(f.id), ExchangeID: -1, Root: visibleNode(f.root)}
@@ -103,6 +109,15 @@ func (p *Distributed) Explain(mode explain.Mode) []string {
 			ef.SinkPartition = p.d.sinkText(f.sink)
 		}
 		ef.Partition = p.d.partitionText(f)
+		if f.tasks > 1 {
+			ef.Notes = append(ef.Notes, fmt.Sprintf("PIPELINE TASKS: %d", f.tasks))
+			if s := f.sinkLocal; s != nil && (s.kind != fragment.LocalNoop || s.rule != "") {
+				w := explain.NewWriter(mode)
+				p.d.explainLocal(w, *s)
+				ef.Notes = append(ef.Notes, "LOCAL-EXCHANGE (sink)")
+				ef.Notes = append(ef.Notes, w.Lines()...)
+			}
+		}
 		frags = append(frags, ef)
 	}
 	return explain.Doris(frags, mode)

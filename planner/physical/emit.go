@@ -19,7 +19,14 @@ func (d *distPlanner) emit(frags []*pfrag, out []types.Column) (*fragment.Plan, 
 		if err != nil {
 			return nil, err
 		}
-		ff := &fragment.Fragment{ID: f.id, Root: root, Sink: fragment.Sink{Kind: fragment.ResultSink}}
+		ff := &fragment.Fragment{ID: f.id, Root: root, Sink: fragment.Sink{Kind: fragment.ResultSink}, Tasks: f.tasks}
+		if f.sinkLocal != nil {
+			le, err := p.localExchange(*f.sinkLocal, f.root.cols)
+			if err != nil {
+				return nil, err
+			}
+			ff.SinkLocal = &le
+		}
 		ff.Partition, ff.PartKeys = d.partition(p, f)
 		if x := f.sink; x != nil {
 			ff.Sink.ExchangeID = x.id
@@ -78,7 +85,31 @@ func (d *distPlanner) withID(n *fragment.Node, pn *pnode) *fragment.Node {
 	if !pn.hidden {
 		n.ID = pn.id
 	}
+	if pn.local != nil {
+		n.LocalExchanges = make([]fragment.LocalExchange, len(pn.local))
+		for i, dec := range pn.local {
+			le, err := (&planner{}).localExchange(dec, pn.children[i].cols)
+			if err != nil {
+				le = fragment.LocalExchange{Kind: dec.kind}
+			}
+			n.LocalExchanges[i] = le
+		}
+	}
 	return n
+}
+
+// localExchange is a decision as plan data, keys over the child's columns.
+func (p *planner) localExchange(dec localDecision, cols []logical.Column) (fragment.LocalExchange, error) {
+	le := fragment.LocalExchange{Kind: dec.kind}
+	if len(dec.keys) == 0 {
+		return le, nil
+	}
+	keys, err := p.remapAll(dec.keys, cols)
+	if err != nil {
+		return le, err
+	}
+	le.Keys = fragment.Exs(keys)
+	return le, nil
 }
 
 func (d *distPlanner) emitNode(p *planner, n *pnode) (*fragment.Node, error) {

@@ -29,7 +29,7 @@ func (d *distPlanner) EnforceDistribution(n *pnode) *pnode {
 		}
 		n.del = n.child().del
 	case opLimit:
-		n.children[0] = d.require(n.child(), sideReq{req: props.Required{Kind: props.ReqSingle}})
+		n.children[0] = d.requireChild(n, 0, sideReq{req: props.Required{Kind: props.ReqSingle}})
 		if n.child().op == opExchange {
 			n.child().exchLimit = n
 		}
@@ -40,14 +40,14 @@ func (d *distPlanner) EnforceDistribution(n *pnode) *pnode {
 			return d.mergingExchange(n)
 		}
 	case opSetOp:
-		for i, c := range n.children {
-			n.children[i] = d.require(c, sideReq{req: props.Required{Kind: props.ReqSingle}})
+		for i := range n.children {
+			n.children[i] = d.requireChild(n, i, sideReq{req: props.Required{Kind: props.ReqSingle}})
 		}
 		n.del = props.Delivered{Kind: props.DelSingle}
 	case opJoin:
 		l, r := d.decideJoin(n)
-		n.children[0] = d.require(n.children[0], l)
-		n.children[1] = d.require(n.children[1], r)
+		n.children[0] = d.requireChild(n, 0, l)
+		n.children[1] = d.requireChild(n, 1, r)
 		n.del = n.children[0].del
 		if n.join.dist == fragment.DistPartitioned {
 			n.del = props.Enforced(l.req)
@@ -59,6 +59,16 @@ func (d *distPlanner) EnforceDistribution(n *pnode) *pnode {
 		return d.enforceAgg(n)
 	}
 	return n
+}
+
+// requireChild puts n's requirement s on child i (an exchange if needed) and
+// remembers it for the edge check.
+func (d *distPlanner) requireChild(n *pnode, i int, s sideReq) *pnode {
+	if n.reqs == nil {
+		n.reqs = make([]props.Required, len(n.children))
+	}
+	n.reqs[i] = s.req
+	return d.require(n.children[i], s)
 }
 
 // require inserts an exchange above c unless c already delivers s.req.
@@ -154,12 +164,13 @@ func (d *distPlanner) enforceAgg(n *pnode) *pnode {
 		if len(a.Groups) == 0 {
 			req = props.Required{Kind: props.ReqSingle}
 		}
-		n.children[0] = d.require(in, sideReq{req: req, keys: a.Groups})
+		n.children[0] = d.requireChild(n, 0, sideReq{req: req, keys: a.Groups})
 		n.del = n.child().del
 		return n
 	}
-	// Two phases.
+	// Two phases. The partial node's output lies where its input does.
 	n.agg.phase = fragment.AggUpdateSerialize
+	n.del = in.del
 	partialCols := append([]logical.Column{}, a.GroupCols...)
 	for _, c := range a.Aggs {
 		pc := d.newCol(c.Col.Name, c.Col.T, true)
@@ -184,6 +195,7 @@ func (d *distPlanner) enforceAgg(n *pnode) *pnode {
 	m := &pnode{op: opAgg, children: []*pnode{x}, cols: a.Columns(), pl: d, rows: n.rows, width: n.width,
 		agg: &aggOp{l: a, phase: fragment.AggMergeFinalize, merge: n.agg, having: n.agg.having}, del: x.del}
 	n.agg.having = nil
+	m.reqs = []props.Required{req}
 	d.enforcedNode(m)
 	return m
 }
@@ -214,17 +226,23 @@ func (d *distPlanner) enforceWindow(n *pnode) {
 	if req.Kind == props.ReqHash {
 		s.req.Subset = false
 		if n.child().del.Satisfies(req, d.eq) {
+			n.reqs = []props.Required{req}
 			return
 		}
 		s.keys = part
 	}
-	n.children[0] = d.require(n.child(), s)
+	n.children[0] = d.requireChild(n, 0, s)
 }
 
-// checkEdges re-verifies every edge after enforcement (a broken one is a bug).
+// checkEdges re-verifies every edge after enforcement (a broken one is a
+// bug): each child delivers what its parent required of it, and each
+// exchange delivers what it was built for.
 func (d *distPlanner) checkEdges(n *pnode) bool {
-	for _, c := range n.children {
+	for i, c := range n.children {
 		if !d.checkEdges(c) {
+			return false
+		}
+		if i < len(n.reqs) && !c.del.Satisfies(n.reqs[i], d.eq) {
 			return false
 		}
 	}

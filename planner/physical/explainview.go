@@ -221,6 +221,24 @@ func (n *pnode) Explain(w *explain.Writer) {
 		}
 		w.VAttr("cardinality=%d", n.rows)
 	}
+	for i, dec := range n.local {
+		// NOOP is shown only when a general rule overrode what was asked.
+		if dec.kind != fragment.LocalNoop || dec.rule != "" {
+			w.VAttr("LOCAL-EXCHANGE (%s)", localSide(n, i))
+			d.explainLocal(w, dec)
+		}
+	}
+}
+
+// explainLocal writes a local exchange's verbose lines.
+func (d *distPlanner) explainLocal(w *explain.Writer, dec localDecision) {
+	w.VAttr("  type: %s", dec.kind)
+	if len(dec.keys) > 0 {
+		w.VAttr("  keys: %s", d.showAll(dec.keys))
+	}
+	if dec.rule != "" {
+		w.VAttr("  rule: %s", dec.rule)
+	}
 }
 
 func (d *distPlanner) sortText(keys []logical.SortKey) string {

@@ -15,6 +15,7 @@ import (
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/planner/bind"
 	"github.com/dorisgo/dorisgo/planner/explain"
+	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/planner/physical"
 	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/types"
@@ -34,7 +35,7 @@ var update = flag.Bool("update", false, "rewrite planner/testdata golden files")
 // Commands: backends N; exec-ddl (CREATE TABLE / CREATE DATABASE / ALTER
 // colocate); inject-stats (lines "table rows": commits a load of that many
 // rows spread over the table's tablets, without data); set (k=v lines);
-// unstable (group name: marks the group unstable); explain [verbose].
+// unstable (group name: marks the group unstable); explain [verbose|distributed].
 func TestGolden(t *testing.T) {
 	files, err := filepath.Glob("../testdata/*.txt")
 	if err != nil || len(files) == 0 {
@@ -56,19 +57,7 @@ func runGolden(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta, err := storage.OpenMeta(t.TempDir(), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer meta.Close()
-	cat, err := catalog.Open(meta)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &env{cat: cat, db: "shop", vars: physical.DefaultVars()}
-	if _, err := cat.CreateDatabase("shop", false); err != nil {
-		t.Fatal(err)
-	}
+	e := newEnv(t)
 	lines := strings.Split(string(data), "\n")
 	var out strings.Builder
 	changed := false
@@ -117,6 +106,24 @@ func runGolden(t *testing.T, path string) {
 	}
 }
 
+// newEnv opens a catalog in a temporary directory with database shop.
+func newEnv(t *testing.T) *env {
+	meta, err := storage.OpenMeta(t.TempDir(), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { meta.Close() })
+	cat, err := catalog.Open(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{cat: cat, db: "shop", vars: physical.DefaultVars()}
+	if _, err := cat.CreateDatabase("shop", false); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
 func (e *env) run(t *testing.T, cmd string, input []string) []string {
 	fields := strings.Fields(cmd)
 	var err error
@@ -153,6 +160,9 @@ func (e *env) run(t *testing.T, cmd string, input []string) []string {
 		if len(fields) > 1 && fields[1] == "verbose" {
 			mode = explain.Verbose
 		}
+		if len(fields) > 1 && fields[1] == "distributed" {
+			mode = explain.Distributed
+		}
 		out, err = e.explain(strings.Join(input, "\n"), mode)
 	default:
 		t.Fatalf("unknown command %q", cmd)
@@ -164,23 +174,32 @@ func (e *env) run(t *testing.T, cmd string, input []string) []string {
 }
 
 func (e *env) explain(sql string, mode explain.Mode) ([]string, error) {
-	st, err := parser.ParseOne(sql)
+	p, _, err := e.plan(sql, e.vars)
 	if err != nil {
 		return nil, err
+	}
+	return p.Explain(mode), nil
+}
+
+// plan binds sql and plans it distributed under vars (SET_VAR hints
+// applied); it also returns the bound logical plan.
+func (e *env) plan(sql string, vars physical.Vars) (*physical.Distributed, logical.Node, error) {
+	st, err := parser.ParseOne(sql)
+	if err != nil {
+		return nil, nil, err
 	}
 	v, ok := st.(*parser.Vitess)
 	if !ok {
-		return nil, fmt.Errorf("not a query")
+		return nil, nil, fmt.Errorf("not a query")
 	}
 	sel, ok := v.AST.(sqlparser.SelectStatement)
 	if !ok {
-		return nil, fmt.Errorf("not a query")
+		return nil, nil, fmt.Errorf("not a query")
 	}
 	q, err := bind.New(&bind.Context{Cat: e.cat, DB: e.db, Now: time.Now(), Hints: v.Hints}).BindSelect(sel)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	vars := e.vars
 	for _, sv := range v.Hints.SetVars {
 		vars.Set(sv.Name, sv.Value)
 	}
@@ -188,11 +207,9 @@ func (e *env) explain(sql string, mode explain.Mode) ([]string, error) {
 	for i, o := range q.Outputs {
 		out[i] = types.Column{Name: o.Name, Type: o.Col.T, Nullable: o.Col.Null}
 	}
-	p, err := physical.PlanDistributed(&physical.Context{Cat: e.cat, Vars: vars, Spark: v.Hints.Spark}, q.Plan, out)
-	if err != nil {
-		return nil, err
-	}
-	return p.Explain(mode), nil
+	// Cores 2: parallel_pipeline_task_num=0 means one task on every machine.
+	p, err := physical.PlanDistributed(&physical.Context{Cat: e.cat, Vars: vars, Spark: v.Hints.Spark, Cores: 2}, q.Plan, out)
+	return p, q.Plan, err
 }
 
 func (e *env) inject(table string, rows int64) error {

@@ -9,12 +9,14 @@
 //
 //	Fragment 0 (UNPARTITIONED, FE): joins, aggregation, sort, ... ← EXCHANGE ← Fragment n (scan on BEs)
 //
-// PlanDistributed is the distributed planner (DORIS-PLANNING.md): build
-// (physical operators with statistics) → decideJoin per join (colocate R1–R9,
-// bucket shuffle B1–B8, broadcast vs partitioned by network bytes, hints) →
-// EnforceDistribution (the only place exchanges are created, via
-// planner/props Satisfies) → cut (fragments root-first) → emit (plan data)
-// and Explain (planner/explain). Execution still uses Plan until the
+// PlanDistributed is the distributed planner (DORIS-PLANNING.md): reorder
+// (INNER/CROSS runs, §2.6) → build (physical operators with statistics) →
+// decideJoin per join (colocate R1–R9, bucket shuffle B1–B8, broadcast vs
+// partitioned by network bytes, hints) → EnforceDistribution (the only place
+// exchanges are created, via planner/props Satisfies) → edge check → cut
+// (fragments root-first) → planLocal (local exchanges per seed 000, §6) →
+// emit (plan data) and Explain (planner/explain: Doris plain / VERBOSE, or
+// Trino's EXPLAIN (TYPE DISTRIBUTED), §4). Execution still uses Plan until the
 // executor runs multi-fragment plans.
 package physical
 

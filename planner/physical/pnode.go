@@ -54,6 +54,10 @@ type pnode struct {
 	exch   *exchOp
 	// exchLimit is a LIMIT directly above an exchange (EXPLAIN prints it there).
 	exchLimit *pnode
+	// reqs[i] is what this node required of child i (edge check).
+	reqs []props.Required
+	// local is the local exchange on each input edge (nil: none planned).
+	local []localDecision
 }
 
 // scanOp reads the selected tablets of one OLAP table.
@@ -97,6 +101,9 @@ type pfrag struct {
 	touch int
 	id    fragment.FragmentID
 	sink  *pnode // the exchange reading this fragment (nil: result sink)
+	// tasks > 1: local exchanges were planned; sinkLocal sits before the sink.
+	tasks     int
+	sinkLocal *localDecision
 }
 
 func (n *pnode) child() *pnode { return n.children[0] }
