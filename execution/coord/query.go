@@ -134,6 +134,7 @@ type query struct {
 // exchanges that pull its input from the senders' outboxes. The returned
 // operator (a *Query) streams the result.
 func (c *Coordinator) Run(ctx context.Context, plan *fragment.Plan, env *op.Env, nowMicro int64) (op.Operator, error) {
+	plan = hoistRoot(plan)
 	fs, err := c.schedule(plan)
 	if err != nil {
 		return nil, err
