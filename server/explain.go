@@ -2,7 +2,14 @@ package server
 
 import (
 	"context"
+	"sort"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"fmt"
+	"github.com/dorisgo/dorisgo/execution/coord"
+	"github.com/dorisgo/dorisgo/execution/op"
 	"strings"
 
 	"github.com/dolthub/vitess/go/vt/sqlparser"
@@ -60,11 +67,87 @@ func (s *Session) explain(ctx context.Context, st *parser.Explain, w wire.Result
 		// Correlated subqueries run as a single-root plan on the FE.
 		lines = legacyExplainLines(p.plan)
 	}
+	if st.Mode == parser.ExplainAnalyze {
+		more, err := s.analyze(ctx, p)
+		if err != nil {
+			return err
+		}
+		lines = append(lines, more...)
+	}
 	var rows [][]types.Datum
 	for _, line := range lines {
 		rows = append(rows, []types.Datum{str(line)})
 	}
 	return writeTable(w, []wire.Column{strCol("Explain String")}, rows)
+}
+
+// analyze runs the plan to the end (discarding rows) and reports what each
+// operator and exchange actually did, for comparison with the estimates.
+func (s *Session) analyze(ctx context.Context, p *planned) ([]string, error) {
+	start := time.Now()
+	root, err := s.start(ctx, p.plan)
+	if err != nil {
+		return nil, err
+	}
+	var rows int64
+	err = op.Drain(ctx, root, func(rec arrow.Record) error {
+		rows += rec.NumRows()
+		return nil
+	})
+	root.Close()
+	if err != nil {
+		return nil, err
+	}
+	elapsed := time.Since(start)
+	out := []string{"", "PROFILE", fmt.Sprintf("  rows returned: %d", rows), fmt.Sprintf("  total time: %.3f ms", float64(elapsed.Microseconds())/1000)}
+	prof, ok := root.(interface{ Profile() *coord.Profile })
+	if !ok {
+		return out, nil
+	}
+	pr := prof.Profile()
+	type agg struct {
+		kind                fragment.NodeKind
+		rows, batches, peak int64
+		timeNs              int64
+		instances           int
+	}
+	ops := map[fragment.NodeID]*agg{}
+	add := func(stats []op.OpStats) {
+		for _, o := range stats {
+			a := ops[o.Node]
+			if a == nil {
+				a = &agg{kind: o.Kind}
+				ops[o.Node] = a
+			}
+			a.rows += o.Rows
+			a.batches += o.Batches
+			a.peak = max(a.peak, o.PeakMem)
+			a.timeNs = max(a.timeNs, o.TimeNs)
+			a.instances++
+		}
+	}
+	add(pr.Root)
+	for _, r := range pr.Instances {
+		add(r.Operators)
+	}
+	ids := make([]fragment.NodeID, 0, len(ops))
+	for id := range ops {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	out = append(out, "  operators (rows summed over instances, time = slowest instance, children included):")
+	for _, id := range ids {
+		a := ops[id]
+		out = append(out, fmt.Sprintf("    %d:%s  instances=%d  rows=%d  batches=%d  time=%.3f ms  peak memory=%d",
+			id, kindName(a.kind), a.instances, a.rows, a.batches, float64(a.timeNs)/1e6, a.peak))
+	}
+	out = append(out, "  exchanges (sending side, summed over sender instances):")
+	for _, f := range p.plan.Fragments[1:] {
+		x := pr.ExchangeStats(f.ID)
+		out = append(out, fmt.Sprintf("    EXCHANGE %02d from fragment %d: rows=%d  bytes sent=%d  wire bytes=%d  batches=%d  blocked=%.3f ms  peak buffered=%d",
+			f.Sink.ExchangeID, f.ID, x.Rows, x.Bytes, x.WireBytes, x.Batches, float64(x.BlockedNs)/1e6, x.PeakBytes))
+	}
+	return out, nil
 }
 
 // legacyExplainLines renders a plan physical.Plan made (no distribution).
