@@ -130,6 +130,7 @@ func (b *Binder) postCheck(x expr.Expr, ac *aggCtx, pos int) (expr.Expr, error) 
 	if ac == nil {
 		return x, nil
 	}
+	x = dropDeadCoalesce(x)
 	marked := map[expr.Expr]int{}
 	expr.Walk(x, func(e expr.Expr) bool {
 		if i, ok := ac.groupKey[e.String()]; ok {
@@ -348,4 +349,30 @@ func bindFrame(f *sqlparser.Frame) (*logical.Frame, error) {
 		return nil, err
 	}
 	return fr, nil
+}
+
+// dropDeadCoalesce replaces COALESCE/IFNULL whose first argument is a
+// non-NULL constant by that constant: the other arguments are never read,
+// so they do not count as ungrouped column references (MySQL accepts
+// SELECT COALESCE(1, c) ... GROUP BY d).
+func dropDeadCoalesce(x expr.Expr) expr.Expr {
+	out, err := expr.Rewrite(x, func(e expr.Expr) (expr.Expr, error) {
+		c, ok := e.(*expr.Call)
+		if !ok || (c.Fn != "coalesce" && c.Fn != "ifnull") || len(c.Args) == 0 {
+			return e, nil
+		}
+		first := c.Args[0]
+		if cast, isCast := first.(*expr.Cast); isCast {
+			first = cast.Arg
+		}
+		k, ok := first.(*expr.Const)
+		if !ok || k.Val.Null {
+			return e, nil
+		}
+		return expr.NewCast(c.Args[0], c.T), nil
+	})
+	if err != nil {
+		return x
+	}
+	return out
 }

@@ -52,11 +52,33 @@ func (b *Binder) bindExpr(e sqlparser.Expr, s *scope) (expr.Expr, error) {
 	case *sqlparser.ComparisonExpr:
 		return b.bindComparison(n, s)
 	case *sqlparser.RangeCond:
-		x, err := b.bindCall(s, "between", n.Left, n.From, n.To)
-		if err != nil || n.Operator == sqlparser.BetweenStr {
-			return x, err
+		// x BETWEEN a AND b is (x >= a) AND (x <= b) with three-valued AND:
+		// a NULL bound still gives FALSE when the other comparison fails.
+		x, err := b.bindExpr(n.Left, s)
+		if err != nil {
+			return nil, err
 		}
-		return expr.NewCall("not", x)
+		lo, err := b.bindExpr(n.From, s)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := b.bindExpr(n.To, s)
+		if err != nil {
+			return nil, err
+		}
+		ge, err := expr.NewCall("ge", x, lo)
+		if err != nil {
+			return nil, err
+		}
+		le, err := expr.NewCall("le", x, hi)
+		if err != nil {
+			return nil, err
+		}
+		between, err := expr.NewCall("and", ge, le)
+		if err != nil || n.Operator == sqlparser.BetweenStr {
+			return between, err
+		}
+		return expr.NewCall("not", between)
 	case *sqlparser.IsExpr:
 		fn := map[string]string{sqlparser.IsNullStr: "is_null", sqlparser.IsNotNullStr: "is_not_null",
 			sqlparser.IsTrueStr: "is_true", sqlparser.IsFalseStr: "is_false"}

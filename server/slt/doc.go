@@ -11,4 +11,13 @@
 // that expected results and "N values hashing to <md5>" lines compare
 // byte for byte. known.go holds the known-failures list used by the test
 // suite so that the list of failing records can only shrink.
+//
+// Test entry (slt_test.go): go test ./server/slt -run TestSLT [flags]
+//
+//	-slt.set=short|all|quick|none   files from testdata/baseline.list (env SLT_SET);
+//	                                default short (select1-5, evidence), quick under -race/-short
+//	-slt.file=test/select1.test     one file
+//	-slt.v                          log every failure
+//	-slt.timeout=5s -slt.budget=2m  per record / per file (records past the budget are not run)
+//	-update-known                   rewrite testdata/known_failures.txt from this run
 package slt

@@ -57,9 +57,13 @@ func isDigits(s string) bool {
 }
 
 // Check compares a file's result with the list: unexpected are failures
-// not listed, fixed are listed lines of file that now pass.
+// not listed, fixed are listed lines of file that now pass. Records that
+// did not run (Result.NotRun) are neither.
 func (k KnownFailures) Check(file string, res *Result) (unexpected []Failure, fixed []int) {
 	failed := map[int]bool{}
+	for _, n := range res.NotRun {
+		failed[n] = true
+	}
 	for _, f := range res.Failures {
 		failed[f.Line] = true
 		if _, ok := k[KnownKey(file, f.Line)]; !ok {
@@ -79,12 +83,19 @@ func (k KnownFailures) Check(file string, res *Result) (unexpected []Failure, fi
 	return unexpected, fixed
 }
 
-// Set replaces file's entries with res's failures.
+// Set replaces file's entries with res's failures. Entries of records that
+// did not run (Result.NotRun) are kept as they are: nothing is known of them.
 func (k KnownFailures) Set(file string, res *Result) {
 	prefix := file + ":"
+	notRun := map[int]bool{}
+	for _, n := range res.NotRun {
+		notRun[n] = true
+	}
 	for key := range k {
 		if rest, ok := strings.CutPrefix(key, prefix); ok && isDigits(rest) {
-			delete(k, key)
+			if n, _ := strconv.Atoi(rest); !notRun[n] {
+				delete(k, key)
+			}
 		}
 	}
 	for _, f := range res.Failures {

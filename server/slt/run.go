@@ -3,10 +3,12 @@ package slt
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -39,6 +41,20 @@ type Result struct {
 	Failures                []Failure
 	Halted                  bool // a halt record stopped the script
 	Duration                time.Duration
+	// StatementTime and QueryTime split Duration by record kind.
+	StatementTime, QueryTime time.Duration
+	// NotRun lists the records left out because the Budget ran out; they
+	// neither passed nor failed.
+	NotRun []int
+	// Slow lists the records that took at least Runner.SlowThreshold.
+	Slow []Timing
+}
+
+// Timing is how long one record took.
+type Timing struct {
+	Line     int
+	SQL      string
+	Duration time.Duration
 }
 
 // Runner executes scripts against a database. The zero value is not usable:
@@ -51,6 +67,12 @@ type Runner struct {
 	// query_timeout and also enforced client side, a little later, by
 	// dropping the connection.
 	Timeout time.Duration
+	// Budget, if positive, bounds the time spent on one script: records
+	// after it runs out are not run (Result.NotRun).
+	Budget time.Duration
+	// SlowThreshold is the duration from which a record is listed in
+	// Result.Slow (default 1s).
+	SlowThreshold time.Duration
 	// OnFailure, if set, is called for every failure as it happens.
 	OnFailure func(path string, f Failure)
 
@@ -94,7 +116,12 @@ func (r *Runner) RunRecords(ctx context.Context, name string, recs []Record) (*R
 	if timeout <= 0 {
 		timeout = 60 * time.Second
 	}
-	dbName := fmt.Sprintf("slt_%d", r.seq.Add(1))
+	slow := r.SlowThreshold
+	if slow <= 0 {
+		slow = time.Second
+	}
+	// The random part keeps concurrent runners on one server apart.
+	dbName := fmt.Sprintf("slt_%d_%d", r.seq.Add(1), rand.Uint32())
 	if _, err := r.DB.ExecContext(ctx, "DROP DATABASE IF EXISTS "+dbName); err != nil {
 		return nil, fmt.Errorf("drop old %s: %w", dbName, err)
 	}
@@ -119,13 +146,21 @@ func (r *Runner) RunRecords(ctx context.Context, name string, recs []Record) (*R
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
+		runnable := rec.Kind == KindStatement || rec.Kind == KindQuery
 		if rec.Skipped(engine) {
-			if rec.Kind == KindStatement || rec.Kind == KindQuery {
+			if runnable {
 				res.Skipped++
 			}
 			continue
 		}
+		if r.Budget > 0 && time.Since(start) > r.Budget {
+			if runnable {
+				res.NotRun = append(res.NotRun, rec.Line)
+			}
+			continue
+		}
 		var fail *Failure
+		t0 := time.Now()
 		switch rec.Kind {
 		case KindHalt:
 			res.Halted = true
@@ -133,11 +168,16 @@ func (r *Runner) RunRecords(ctx context.Context, name string, recs []Record) (*R
 			continue
 		case KindStatement:
 			fail = s.statement(ctx, rec)
+			res.StatementTime += time.Since(t0)
 		case KindQuery:
 			fail = s.query(ctx, rec, labels)
+			res.QueryTime += time.Since(t0)
 		}
 		if res.Halted {
 			break
+		}
+		if d := time.Since(t0); d >= slow {
+			res.Slow = append(res.Slow, Timing{Line: rec.Line, SQL: rec.SQL, Duration: d})
 		}
 		if fail != nil {
 			res.Failed++
@@ -178,8 +218,11 @@ func (s *session) open(ctx context.Context) error {
 	return nil
 }
 
+// close discards the connection rather than pooling it: a script may have
+// changed session state (variables, current database).
 func (s *session) close() {
 	if s.conn != nil {
+		_ = s.conn.Raw(func(any) error { return driver.ErrBadConn })
 		s.conn.Close()
 		s.conn = nil
 	}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package slt
+
+const raceEnabled = false
