@@ -98,11 +98,15 @@ func (s *Session) analyze(ctx context.Context, p *planned) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	elapsed := time.Since(start)
+	return profileLines(p, root, rows, time.Since(start)), nil
+}
+
+// profileLines reports what a finished query's operators and exchanges did.
+func profileLines(p *planned, root op.Operator, rows int64, elapsed time.Duration) []string {
 	out := []string{"", "PROFILE", fmt.Sprintf("  rows returned: %d", rows), fmt.Sprintf("  total time: %.3f ms", float64(elapsed.Microseconds())/1000)}
 	prof, ok := root.(interface{ Profile() *coord.Profile })
 	if !ok {
-		return out, nil
+		return out
 	}
 	pr := prof.Profile()
 	type agg struct {
@@ -147,7 +151,7 @@ func (s *Session) analyze(ctx context.Context, p *planned) ([]string, error) {
 		out = append(out, fmt.Sprintf("    EXCHANGE %02d from fragment %d: rows=%d  bytes sent=%d  wire bytes=%d  batches=%d  blocked=%.3f ms  peak buffered=%d",
 			f.Sink.ExchangeID, f.ID, x.Rows, x.Bytes, x.WireBytes, x.Batches, float64(x.BlockedNs)/1e6, x.PeakBytes))
 	}
-	return out, nil
+	return out
 }
 
 // legacyExplainLines renders a plan physical.Plan made (no distribution).

@@ -54,6 +54,8 @@ func (s *Server) httpHandler() http.Handler {
 	mux.HandleFunc("PUT /api/{db}/{table}/_stream_load", s.streamLoad)
 	mux.HandleFunc("POST /api/colocate/group_stable", s.groupStable(false))
 	mux.HandleFunc("DELETE /api/colocate/group_stable", s.groupStable(true))
+	mux.HandleFunc("GET /api/profile", s.profiles.serveList)
+	mux.HandleFunc("GET /api/profile/{id}", s.profiles.serveOne)
 	mux.HandleFunc("GET /api/health", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "OK", "msg": "Success"})
 	})

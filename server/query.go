@@ -94,13 +94,20 @@ func (s *Session) query(ctx context.Context, st *parser.Vitess, params []types.D
 	if err != nil {
 		return err
 	}
+	start := time.Now()
 	defer root.Close()
 	if err := w.WriteColumns(outputColumns(q.Outputs)); err != nil {
 		return err
 	}
-	if err := op.Drain(ctx, root, func(rec arrow.Record) error { return w.WriteRows(rec) }); err != nil {
+	var rows int64
+	if err := op.Drain(ctx, root, func(rec arrow.Record) error {
+		rows += rec.NumRows()
+		return w.WriteRows(rec)
+	}); err != nil {
 		return err
 	}
+	root.Close()
+	s.srv.profiles.add(st.Text, profileLines(p, root, rows, time.Since(start)))
 	return w.WriteEnd()
 }
 

@@ -47,9 +47,10 @@ type Server struct {
 	httpSrv *http.Server
 	httpLn  net.Listener
 
-	globals *globalVars
-	start   time.Time
-	metrics *metrics
+	globals  *globalVars
+	start    time.Time
+	metrics  *metrics
+	profiles profiles
 
 	mu       sync.Mutex
 	sessions map[uint32]*Session
