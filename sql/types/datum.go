@@ -443,8 +443,6 @@ var (
 	minInt128 = new(big.Int).Neg(maxInt128)
 )
 
-
-
 // DatumAt reads row i of an Arrow array of SQL type t as a Datum. It is the
 // slow path for edges (wire binary protocol, zone maps, tests).
 func DatumAt(arr arrow.Array, i int, t T) Datum {
