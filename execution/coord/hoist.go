@@ -14,7 +14,7 @@ func hoistRoot(plan *fragment.Plan) *fragment.Plan {
 	}
 	maxID := fragment.NodeID(0)
 	for _, f := range plan.Fragments {
-		walkNodes(f.Root, func(n *fragment.Node) {
+		fragment.Walk(f.Root, func(n *fragment.Node) {
 			if n.ID > maxID {
 				maxID = n.ID
 			}
@@ -33,7 +33,7 @@ func hoistRoot(plan *fragment.Plan) *fragment.Plan {
 
 func readsTablets(n *fragment.Node) bool {
 	found := false
-	walkNodes(n, func(x *fragment.Node) {
+	fragment.Walk(n, func(x *fragment.Node) {
 		if x.Kind == fragment.KindScan {
 			found = true
 		}

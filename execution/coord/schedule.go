@@ -40,7 +40,7 @@ func (c *Coordinator) schedule(plan *fragment.Plan) ([]*fragSched, error) {
 		fs[i] = &fragSched{f: f, parent: -1}
 	}
 	for _, s := range fs {
-		walkNodes(s.f.Root, func(n *fragment.Node) {
+		fragment.Walk(s.f.Root, func(n *fragment.Node) {
 			if n.Kind == fragment.KindExchange && n.Exchange != nil {
 				if from := int(n.Exchange.From); from > 0 && from < len(fs) {
 					fs[from].parent, fs[from].exchange = s.f.ID, n
@@ -102,7 +102,7 @@ func (c *Coordinator) newInstance(be catalog.BackendID, scans []*fragment.Node) 
 // place decides the instances of one backend fragment.
 func (c *Coordinator) place(s *fragSched) error {
 	var scans []*fragment.Node
-	walkNodes(s.f.Root, func(n *fragment.Node) {
+	fragment.Walk(s.f.Root, func(n *fragment.Node) {
 		if n.Kind == fragment.KindScan {
 			scans = append(scans, n)
 		}
@@ -253,7 +253,7 @@ func (q *query) request(fs []*fragSched, s *fragSched, i int) (*rpc.ExecFragment
 	req := &rpc.ExecFragmentReq{QueryID: q.id, Fragment: s.f.ID, Instance: i, Root: s.f.Root, Tablets: in.tablets,
 		NowMicro: q.now, MemLimit: q.memLimit, Budget: q.c.ExchangeBudget, Exchanges: map[fragment.NodeID]rpc.ExchangeIn{}}
 	var err error
-	walkNodes(s.f.Root, func(n *fragment.Node) {
+	fragment.Walk(s.f.Root, func(n *fragment.Node) {
 		if n.Kind != fragment.KindExchange || err != nil {
 			return
 		}
@@ -299,17 +299,4 @@ func mergeKeys(f *fragment.Fragment) ([]fragment.SortKey, error) {
 		return r.Sort.Keys, nil
 	}
 	return nil, sqlerr.Assertf("merging exchange from fragment %d, whose root is not a sort", f.ID)
-}
-
-func walkNodes(n *fragment.Node, fn func(*fragment.Node)) {
-	if n == nil {
-		return
-	}
-	fn(n)
-	for _, c := range n.Children {
-		walkNodes(c, fn)
-	}
-	if n.Apply != nil {
-		walkNodes(n.Apply.Sub, fn)
-	}
 }

@@ -45,7 +45,7 @@ func NewApply(env *Env, outer Operator, n *fragment.Node, src *Sources) (*Apply,
 	a := &Apply{env: env, outer: outer, spec: n.Apply, out: n.Output, schema: types.ArrowSchema(n.Output), src: src,
 		replays: map[fragment.NodeID]*replayExchange{}, depth: env.Depth}
 	lo, hi := a.depth*ParamDepthStride, (a.depth+1)*ParamDepthStride
-	walkNodes(n.Apply.Sub, func(x *fragment.Node) {
+	fragment.Walk(n.Apply.Sub, func(x *fragment.Node) {
 		if x.Kind == fragment.KindExchange {
 			a.replays[x.ID] = &replayExchange{src: src, node: x}
 		}
@@ -306,19 +306,6 @@ func (m *memSource) Next(ctx context.Context) (arrow.Record, error) {
 }
 
 func (m *memSource) Close() {}
-
-func walkNodes(n *fragment.Node, fn func(*fragment.Node)) {
-	if n == nil {
-		return
-	}
-	fn(n)
-	for _, c := range n.Children {
-		walkNodes(c, fn)
-	}
-	if n.Apply != nil {
-		walkNodes(n.Apply.Sub, fn)
-	}
-}
 
 // forEachExpr calls fn on every expression a node holds.
 func forEachExpr(n *fragment.Node, fn func(expr.Expr)) {

@@ -229,3 +229,18 @@ func Decode(b []byte) (*Node, error) {
 	}
 	return &n, nil
 }
+
+// Walk visits n and every node below it, including Apply subqueries, in
+// pre-order.
+func Walk(n *Node, fn func(*Node)) {
+	if n == nil {
+		return
+	}
+	fn(n)
+	for _, c := range n.Children {
+		Walk(c, fn)
+	}
+	if n.Apply != nil {
+		Walk(n.Apply.Sub, fn)
+	}
+}

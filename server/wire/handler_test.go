@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
@@ -32,9 +33,9 @@ func newTestHandler() *testHandler {
 	return &testHandler{
 		accounts: map[string]Account{
 			"root":  {},
-			"alice": {NativeHash: NativeHash("secret"), Sha2Hash: Sha2Hash("secret")},
-			"bob":   {Sha2Hash: Sha2Hash("pw2")},     // caching_sha2 only
-			"carol": {NativeHash: NativeHash("pw3")}, // native only
+			"alice": {NativeHash: catalog.NativeHash("secret"), Sha2Hash: catalog.Sha2Hash("secret")},
+			"bob":   {Sha2Hash: catalog.Sha2Hash("pw2")},     // caching_sha2 only
+			"carol": {NativeHash: catalog.NativeHash("pw3")}, // native only
 		},
 		infos: map[uint32]ConnInfo{},
 	}
