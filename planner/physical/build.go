@@ -171,14 +171,19 @@ func (d *distPlanner) buildScan(s *logical.Scan, conds []expr.Expr) (*pnode, err
 	so := &scanOp{ls: s, conds: append(append([]expr.Expr{}, s.Filters...), conds...)}
 	var rows int64
 	bes := map[fragment.BackendID]bool{}
+	buckets := selectedBuckets(t, s, so.conds)
 	for _, part := range t.Partitions {
-		// A partition never loaded has nothing to read (Doris shows partitions=0/n).
-		if part.VisibleVersion <= 1 {
+		// A partition never loaded has nothing to read (Doris shows
+		// partitions=0/n); nor has one the predicates exclude.
+		if part.VisibleVersion <= 1 || !partitionSelected(t, part, s, so.conds) {
 			continue
 		}
 		so.parts++
 		so.partIDs = append(so.partIDs, part.ID)
 		for _, tb := range part.Tablets {
+			if buckets != nil && !buckets[tb.Bucket] {
+				continue
+			}
 			ref := tabletRef(tb, part.VisibleVersion)
 			so.tablets = append(so.tablets, ref)
 			if len(ref.Replicas) > 0 {
