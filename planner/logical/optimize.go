@@ -22,7 +22,7 @@ func pushFilters(n Node) Node {
 	switch x := n.(type) {
 	case *Filter:
 		in := pushFilters(x.Input)
-		return pushInto(in, factorOr(x.Conds))
+		return pushInto(in, factorOr(foldConds(x.Conds)))
 	case *Project:
 		return &Project{Input: pushFilters(x.Input), Exprs: x.Exprs, Cols: x.Cols}
 	case *Join:
