@@ -1,0 +1,154 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startBE runs `dorisgo be` on a free port; the returned proc's mysqlAddr
+// field holds its gRPC address.
+func startBE(t *testing.T, dir string) *proc {
+	t.Helper()
+	port := freePort(t)
+	p := &proc{t: t, dir: dir, mysqlAddr: fmt.Sprintf("127.0.0.1:%d", port), exited: make(chan struct{}), out: &syncBuffer{}}
+	p.cmd = exec.Command(dorisgoBinary(t), "be", "--data-dir", dir, "--be-port", fmt.Sprint(port), "--log-level", "warn")
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.cmd.Wait(); close(p.exited) }()
+	t.Cleanup(p.kill)
+	return p
+}
+
+// A real cluster of separate processes: an FE and three BEs joined with
+// ALTER SYSTEM ADD BACKEND. Queries read tablets on every backend; a
+// backend killed in the middle of a query fails that query within 5 s
+// with an error naming it, the FE keeps serving from the other replicas,
+// and a restarted backend is Alive again within 10 s.
+func TestE2EClusterProcesses(t *testing.T) {
+	root := t.TempDir()
+	bes := make([]*proc, 3)
+	for i := range bes {
+		bes[i] = startBE(t, filepath.Join(root, fmt.Sprintf("be%d", i)))
+	}
+	fe := &proc{t: t, dir: filepath.Join(root, "fe"), exited: make(chan struct{}), out: &syncBuffer{}}
+	mp, hp := freePort(t), freePort(t)
+	fe.mysqlAddr, fe.httpAddr = fmt.Sprintf("127.0.0.1:%d", mp), fmt.Sprintf("127.0.0.1:%d", hp)
+	fe.cmd = exec.Command(dorisgoBinary(t), "fe", "--data-dir", fe.dir, "--mysql-port", fmt.Sprint(mp), "--http-port", fmt.Sprint(hp), "--log-level", "warn")
+	fe.cmd.Stdout, fe.cmd.Stderr = fe.out, fe.out
+	if err := fe.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { fe.cmd.Wait(); close(fe.exited) }()
+	t.Cleanup(fe.kill)
+	if err := fe.waitReady(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	db := openDB(t, fe.mysqlAddr, "", true)
+	for _, b := range bes {
+		mustExec(t, db, fmt.Sprintf(`ALTER SYSTEM ADD BACKEND "%s"`, b.mysqlAddr))
+	}
+	waitBackendsAlive(t, db, 3)
+
+	mustExec(t, db, "CREATE DATABASE cl")
+	mustExec(t, db, `CREATE TABLE cl.f (k BIGINT, v INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 6 PROPERTIES ("replication_num" = "2")`)
+	mustExec(t, db, `CREATE TABLE cl.d (k BIGINT, name VARCHAR(8)) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 3 PROPERTIES ("replication_num" = "2")`)
+	var f, d []string
+	for i := 0; i < 3000; i++ {
+		f = append(f, fmt.Sprintf("(%d, %d)", i%300, i))
+	}
+	for i := 0; i < 300; i++ {
+		d = append(d, fmt.Sprintf("(%d, 'n%d')", i, i%9))
+	}
+	mustExec(t, db, "INSERT INTO cl.f VALUES "+strings.Join(f, ","))
+	mustExec(t, db, "INSERT INTO cl.d VALUES "+strings.Join(d, ","))
+	// Tablets really sit on all three backend processes.
+	perBE := map[string]int{}
+	for _, r := range queryStrings(t, db, "SHOW TABLETS FROM cl.f") {
+		perBE[r[2]]++
+	}
+	if len(perBE) != 3 {
+		t.Fatalf("tablet replicas on %d backends, want 3: %v", len(perBE), perBE)
+	}
+	join := "SELECT d.name, count(*), sum(f.v) FROM cl.f JOIN [shuffle] cl.d ON f.k = d.k GROUP BY d.name ORDER BY d.name"
+	want := queryStrings(t, db, join)
+	if len(want) != 9 {
+		t.Fatalf("join returned %d groups, want 9", len(want))
+	}
+
+	// Kill one backend during a long query.
+	long := "SELECT count(*) FROM cl.f a, cl.f b, cl.d c WHERE a.v + b.v + c.k > 0"
+	errc := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		var n int64
+		errc <- db.QueryRowContext(ctx, long).Scan(&n)
+	}()
+	time.Sleep(300 * time.Millisecond)
+	killedAt := time.Now()
+	bes[1].kill()
+	select {
+	case err := <-errc:
+		if err == nil {
+			// The query may have finished before the kill on a fast machine.
+			t.Logf("long query finished in %v before the kill took effect", time.Since(start))
+		} else {
+			if took := time.Since(killedAt); took > 5*time.Second {
+				t.Errorf("query failed %v after the backend died, want < 5s", took)
+			}
+			if !strings.Contains(err.Error(), "backend") {
+				t.Errorf("error does not name the backend: %v", err)
+			}
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("query still running 15s after its backend died")
+	}
+	// The FE keeps serving; reads go to the surviving replicas.
+	waitFor(t, 10*time.Second, "the dead backend marked not alive", func() bool {
+		for _, r := range queryStrings(t, db, "SHOW BACKENDS") {
+			if r[3] == strings.Split(bes[1].mysqlAddr, ":")[1] && r[9] == "false" {
+				return true
+			}
+		}
+		return false
+	})
+	if got := queryStrings(t, db, join); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after a backend died: %v, want %v", got, want)
+	}
+	// Restarted on the same port and data dir, it is Alive again within 10 s.
+	bes[1] = restartBE(t, bes[1])
+	waitFor(t, 10*time.Second, "the restarted backend alive", func() bool {
+		alive := 0
+		for _, r := range queryStrings(t, db, "SHOW BACKENDS") {
+			if r[9] == "true" {
+				alive++
+			}
+		}
+		return alive == 3
+	})
+	if got := queryStrings(t, db, join); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after the backend came back: %v, want %v", got, want)
+	}
+}
+
+func restartBE(t *testing.T, old *proc) *proc {
+	t.Helper()
+	p := &proc{t: t, dir: old.dir, mysqlAddr: old.mysqlAddr, exited: make(chan struct{}), out: &syncBuffer{}}
+	port := strings.Split(old.mysqlAddr, ":")[1]
+	p.cmd = exec.Command(dorisgoBinary(t), "be", "--data-dir", old.dir, "--be-port", port, "--log-level", "warn")
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.cmd.Wait(); close(p.exited) }()
+	t.Cleanup(p.kill)
+	return p
+}
