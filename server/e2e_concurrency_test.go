@@ -101,3 +101,39 @@ func TestE2EConcurrentConnections(t *testing.T) {
 		}
 	}
 }
+
+// SET GLOBAL max_connections applies to the running server: one
+// connection more than allowed gets 1040, and raising it admits again.
+func TestE2EGlobalMaxConnections(t *testing.T) {
+	s := newServer(t)
+	db := openDB(t, s.MySQLAddr(), "", true)
+	ctx := context.Background()
+	admin, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	mustExec(t, admin, "SET GLOBAL max_connections = 3")
+	var held []*sql.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	for i := 0; i < 2; i++ {
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.PingContext(ctx); err != nil {
+			t.Fatalf("connection %d: %v", i+2, err)
+		}
+		held = append(held, c)
+	}
+	extra := openDB(t, s.MySQLAddr(), "", true)
+	wantCode(t, extra.PingContext(ctx), 1040, "connection over max_connections")
+	mustExec(t, admin, "SET GLOBAL max_connections = 100")
+	if err := extra.PingContext(ctx); err != nil {
+		t.Fatalf("after raising max_connections: %v", err)
+	}
+}

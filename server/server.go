@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -91,7 +92,7 @@ func Start(cfg Config) (*Server, error) {
 	if err := s.coord.Start(ctx); err != nil {
 		return nil, fmt.Errorf("recover transactions: %w", err)
 	}
-	if s.wire, err = wire.NewServer(wire.Config{ServerVersion: serverVersion, Logger: s.log}, s); err != nil {
+	if s.wire, err = wire.NewServer(wire.Config{ServerVersion: serverVersion, Logger: s.log, Limits: s.connLimits}, s); err != nil {
 		return nil, err
 	}
 	if s.mysqlLn, err = net.Listen("tcp", net.JoinHostPort(cfg.Host, fmt.Sprint(cfg.MySQLPort))); err != nil {
@@ -178,4 +179,17 @@ func (s *Server) Close() {
 	if s.meta != nil {
 		s.meta.Close()
 	}
+}
+
+// connLimits are the global max_connections, max_allowed_packet and
+// wait_timeout, read by the wire layer on every use so SET GLOBAL applies
+// to the running server.
+func (s *Server) connLimits() wire.Limits {
+	num := func(name string) int64 {
+		v, _ := s.globals.get(name)
+		n, _ := strconv.ParseInt(v, 10, 64)
+		return n
+	}
+	return wire.Limits{MaxConnections: int(num("max_connections")), MaxAllowedPacket: int(num("max_allowed_packet")),
+		WaitTimeout: time.Duration(num("wait_timeout")) * time.Second}
 }

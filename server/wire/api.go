@@ -19,6 +19,17 @@ type Config struct {
 	MaxAllowedPacket int           // 0 = 64 MiB; a bigger incoming packet gets ERR 1153 and is closed
 	WaitTimeout      time.Duration // idle time between commands before the connection is closed; 0 = 8h
 	Logger           *slog.Logger  // nil = discard
+	// Limits, if set, is read on every use instead of the three fields
+	// above, so SET GLOBAL max_connections / max_allowed_packet /
+	// wait_timeout apply to the running server; zero values keep the fields'.
+	Limits func() Limits
+}
+
+// Limits are the connection limits that may change while serving.
+type Limits struct {
+	MaxConnections   int
+	MaxAllowedPacket int
+	WaitTimeout      time.Duration
 }
 
 // Handler is the SQL layer seen from the wire: accounts and sessions.

@@ -152,12 +152,12 @@ func (c *conn) serveCommand() bool {
 	if c.writeErr != nil || c.ctx.Err() != nil {
 		return false
 	}
-	_ = c.raw.SetReadDeadline(time.Now().Add(c.srv.cfg.WaitTimeout))
+	_ = c.raw.SetReadDeadline(time.Now().Add(c.srv.limits().WaitTimeout))
 	if c.ctx.Err() != nil { // killed between the check and the deadline
 		return false
 	}
 	c.pc.Sequence = 0
-	data, err := readPacket(c.pc, c.srv.cfg.MaxAllowedPacket)
+	data, err := readPacket(c.pc, c.srv.limits().MaxAllowedPacket)
 	if err != nil {
 		if errors.Is(err, errPacketTooLarge) {
 			_ = c.sendErr(sqlerr.NetPacketTooLarge.New())

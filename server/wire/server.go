@@ -132,7 +132,7 @@ func (s *Server) isClosed() bool {
 func (s *Server) admit(nc net.Conn) *conn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed || len(s.conns) >= s.cfg.MaxConnections {
+	if s.closed || len(s.conns) >= s.limits().MaxConnections {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -245,4 +245,22 @@ func selfSignedTLS() (*tls.Config, error) {
 	}
 	cert := tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+}
+
+// limits are the connection limits in force now.
+func (s *Server) limits() Limits {
+	l := Limits{MaxConnections: s.cfg.MaxConnections, MaxAllowedPacket: s.cfg.MaxAllowedPacket, WaitTimeout: s.cfg.WaitTimeout}
+	if s.cfg.Limits != nil {
+		d := s.cfg.Limits()
+		if d.MaxConnections > 0 {
+			l.MaxConnections = d.MaxConnections
+		}
+		if d.MaxAllowedPacket > 0 {
+			l.MaxAllowedPacket = d.MaxAllowedPacket
+		}
+		if d.WaitTimeout > 0 {
+			l.WaitTimeout = d.WaitTimeout
+		}
+	}
+	return l
 }

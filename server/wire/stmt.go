@@ -113,7 +113,7 @@ func (c *conn) stmtSendLongData(body []byte) {
 	switch {
 	case i >= st.nParams:
 		st.longErr = sqlerr.WrongArguments.New("mysqld_stmt_send_long_data")
-	case st.longLen+len(data) > c.srv.cfg.MaxAllowedPacket:
+	case st.longLen+len(data) > c.srv.limits().MaxAllowedPacket:
 		st.longErr = sqlerr.NetPacketTooLarge.New()
 	default:
 		if st.long == nil {
