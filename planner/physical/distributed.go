@@ -2,6 +2,7 @@ package physical
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/dorisgo/dorisgo/planner/explain"
 	"github.com/dorisgo/dorisgo/planner/fragment"
@@ -120,7 +121,36 @@ func (p *Distributed) Explain(mode explain.Mode) []string {
 		}
 		frags = append(frags, ef)
 	}
-	return explain.Doris(frags, mode)
+	lines := explain.Doris(frags, mode)
+	if mode == explain.Verbose {
+		lines = append(lines, p.tupleLines()...)
+	}
+	return lines
+}
+
+// tupleLines is VERBOSE's tuple and slot detail, as Doris prints it: one
+// tuple per scan (its id is the scan's node id) with a slot per column read.
+func (p *Distributed) tupleLines() []string {
+	var scans []*fragment.Node
+	for _, f := range p.Plan.Fragments {
+		fragment.Walk(f.Root, func(n *fragment.Node) {
+			if n.Kind == fragment.KindScan {
+				scans = append(scans, n)
+			}
+		})
+	}
+	sort.Slice(scans, func(i, j int) bool { return scans[i].ID < scans[j].ID })
+	out := []string{"", "Tuples:"}
+	slot := 0
+	for _, n := range scans {
+		out = append(out, fmt.Sprintf("TupleDescriptor{id=%d, tbl=%s}", n.ID, n.Scan.Table))
+		for _, c := range n.Output {
+			out = append(out, fmt.Sprintf("  SlotDescriptor{id=%d, col=%s, type=%s, nullable=%v}", slot, c.Name, c.Type, c.Nullable))
+			slot++
+		}
+		out = append(out, "")
+	}
+	return out[:len(out)-1]
 }
 
 // visibleNode skips operators EXPLAIN hides.
