@@ -83,30 +83,13 @@ func (p *planner) lower(n logical.Node) (*fragment.Node, error) {
 		return r, err
 	}
 	switch n := n.(type) {
-	case *logical.Filter:
-		child, err := p.lower(n.Input)
+	case *logical.Filter, *logical.Project:
+		in := n.Inputs()[0]
+		child, err := p.lower(in)
 		if err != nil {
 			return nil, err
 		}
-		conds, err := p.remapAll(n.Conds, n.Input.Columns())
-		if err != nil {
-			return nil, err
-		}
-		return p.node(fragment.KindFilter, child.Output, one(child), func(f *fragment.Node) {
-			f.Filter = &fragment.FilterSpec{Conjuncts: fragment.Exs(conds)}
-		}), nil
-	case *logical.Project:
-		child, err := p.lower(n.Input)
-		if err != nil {
-			return nil, err
-		}
-		exprs, err := p.remapAll(n.Exprs, n.Input.Columns())
-		if err != nil {
-			return nil, err
-		}
-		return p.node(fragment.KindProject, logical.TypedColumns(n.Cols), one(child), func(f *fragment.Node) {
-			f.Project = &fragment.ProjectSpec{Exprs: fragment.Exs(exprs)}
-		}), nil
+		return p.lowerOne(n, child, in)
 	case *logical.Limit:
 		if s, ok := n.Input.(*logical.Sort); ok && n.Count >= 0 {
 			child, err := p.lower(s.Input)
