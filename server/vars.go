@@ -218,19 +218,9 @@ type sessionVars struct {
 
 func (v *sessionVars) get(name string) string { return v.vals[name] }
 
-func (v *sessionVars) bool(name string) bool {
-	s := strings.ToLower(v.vals[name])
-	return s == "1" || s == "true" || s == "on"
-}
-
 func (v *sessionVars) int(name string) int64 {
 	i, _ := strconv.ParseInt(v.vals[name], 10, 64)
 	return i
-}
-
-func (v *sessionVars) float(name string) float64 {
-	f, _ := strconv.ParseFloat(v.vals[name], 64)
-	return f
 }
 
 // System implements bind.Vars.

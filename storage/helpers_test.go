@@ -118,24 +118,6 @@ func allCols(n int) []int {
 	return c
 }
 
-func rowKey(r row) string {
-	var b strings.Builder
-	for _, d := range r {
-		b.WriteString(d.String())
-		if d.Null {
-			b.WriteString("\x00N")
-		}
-		b.WriteByte('|')
-	}
-	return b.String()
-}
-
-func sortRows(rs []row) []row {
-	rs = slices.Clone(rs)
-	slices.SortFunc(rs, func(a, b row) int { return strings.Compare(rowKey(a), rowKey(b)) })
-	return rs
-}
-
 func equalRows(t testing.TB, got, want []row) {
 	t.Helper()
 	if len(got) != len(want) {

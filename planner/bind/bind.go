@@ -75,9 +75,6 @@ func (b *Binder) newCol(table, name string, t types.T, null bool) logical.Column
 	return logical.Column{ID: id, Table: table, Name: name, T: t, Null: null}
 }
 
-// NumColumns is one more than the largest column id allocated.
-func (b *Binder) NumColumns() int { return int(b.nextID) }
-
 // resolveTable finds db.table (db defaults to the current database).
 func (b *Binder) resolveTable(db, name string) (string, *catalog.Table, error) {
 	if db == "" {

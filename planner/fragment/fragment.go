@@ -7,8 +7,6 @@
 package fragment
 
 import (
-	"encoding/json"
-
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/types"
 	"github.com/dorisgo/dorisgo/storage"
@@ -216,18 +214,6 @@ func Unwrap(es []Ex) []expr.Expr {
 		out[i] = e.Expr
 	}
 	return out
-}
-
-// Encode serializes a node tree (for shipping to a backend).
-func Encode(n *Node) ([]byte, error) { return json.Marshal(n) }
-
-// Decode parses a node tree written by Encode.
-func Decode(b []byte) (*Node, error) {
-	var n Node
-	if err := json.Unmarshal(b, &n); err != nil {
-		return nil, err
-	}
-	return &n, nil
 }
 
 // Walk visits n and every node below it, including Apply subqueries, in

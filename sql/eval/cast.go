@@ -25,17 +25,6 @@ type castOpts struct {
 	row0   int // row number (1-based) of element 0, for messages
 }
 
-// CastArray converts arr (of SQL type from) to type to with CAST semantics.
-// The caller releases the result.
-func CastArray(arr arrow.Array, from, to types.T, mem memory.Allocator) (arrow.Array, error) {
-	ev := &evaluator{mem: mem, n: arr.Len()}
-	v, err := ev.cast(vec{arr: arr}, from, to, castOpts{})
-	if err != nil {
-		return nil, err
-	}
-	return ev.materialize(v, to), nil
-}
-
 // CastStrict converts arr for storage into a column of type to: bad
 // strings (1366), bad dates (1292), out of range numbers (1264) and too
 // long strings (1406) are errors naming column and row firstRow+i (1-based).

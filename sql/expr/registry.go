@@ -50,12 +50,6 @@ func CanonicalName(fn string) string {
 	return fn
 }
 
-// Lookup reports whether fn (any spelling) is a known scalar function.
-func Lookup(fn string) bool {
-	_, ok := registry[CanonicalName(fn)]
-	return ok
-}
-
 // NewCall resolves fn, inserts MySQL's implicit casts and computes the
 // result type and nullability.
 func NewCall(fn string, args ...Expr) (Expr, error) {
