@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
@@ -14,6 +15,32 @@ import (
 func TestE2EJoinHintsSameRows(t *testing.T) {
 	s := newServer(t)
 	db := openDB(t, s.MySQLAddr(), "", true)
+	corpus := loadJoinCorpus(t, db)
+	hints := []string{"[shuffle]", "[broadcast]", "[bucket]", "[colocate]", "/*+ shuffle */"}
+	for _, q := range corpus {
+		base := sortedRows(queryStrings(t, db, fmt.Sprintf(q, "")))
+		if len(base) == 0 {
+			t.Fatalf("%s: no rows; the corpus must exercise the join", q)
+		}
+		for _, h := range hints {
+			got := sortedRows(queryStrings(t, db, fmt.Sprintf(q, h)))
+			if fmt.Sprint(got) != fmt.Sprint(base) {
+				t.Errorf("%s with %s: %d rows, without hint %d rows", q, h, len(got), len(base))
+			}
+		}
+		// The same join with colocation switched off by the session.
+		got := sortedRows(queryStrings(t, db, "SELECT /*+ SET_VAR(disable_colocate_plan = true, enable_bucket_shuffle_join = false) */ "+strings.TrimPrefix(fmt.Sprintf(q, ""), "SELECT ")))
+		if fmt.Sprint(got) != fmt.Sprint(base) {
+			t.Errorf("%s without colocate/bucket shuffle: %d rows, want %d", q, len(got), len(base))
+		}
+	}
+}
+
+// loadJoinCorpus creates database j (colocated f and c, d on another key
+// with 2 replicas, random-bucketed r) and returns join queries with a %s
+// where a join hint goes.
+func loadJoinCorpus(t *testing.T, db *sql.DB) []string {
+	t.Helper()
 	mustExec(t, db, "CREATE DATABASE j")
 	ddl := []string{
 		`CREATE TABLE j.f (k BIGINT, a INT, s VARCHAR(8)) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 6 PROPERTIES ("replication_num" = "1", "colocate_with" = "g")`,
@@ -56,22 +83,5 @@ func TestE2EJoinHintsSameRows(t *testing.T) {
 		"SELECT f.k, f.a, c.b FROM j.f JOIN %s j.c ON f.k <=> c.k",
 		"SELECT f.k, f.a FROM j.f JOIN %s j.c ON f.k = c.k AND f.a > c.b",
 	}
-	hints := []string{"[shuffle]", "[broadcast]", "[bucket]", "[colocate]", "/*+ shuffle */"}
-	for _, q := range corpus {
-		base := sortedRows(queryStrings(t, db, fmt.Sprintf(q, "")))
-		if len(base) == 0 {
-			t.Fatalf("%s: no rows; the corpus must exercise the join", q)
-		}
-		for _, h := range hints {
-			got := sortedRows(queryStrings(t, db, fmt.Sprintf(q, h)))
-			if fmt.Sprint(got) != fmt.Sprint(base) {
-				t.Errorf("%s with %s: %d rows, without hint %d rows", q, h, len(got), len(base))
-			}
-		}
-		// The same join with colocation switched off by the session.
-		got := sortedRows(queryStrings(t, db, "SELECT /*+ SET_VAR(disable_colocate_plan = true, enable_bucket_shuffle_join = false) */ "+strings.TrimPrefix(fmt.Sprintf(q, ""), "SELECT ")))
-		if fmt.Sprint(got) != fmt.Sprint(base) {
-			t.Errorf("%s without colocate/bucket shuffle: %d rows, want %d", q, len(got), len(base))
-		}
-	}
+	return corpus
 }

@@ -145,6 +145,19 @@ func profileLines(p *planned, root op.Operator, rows int64, elapsed time.Duratio
 		out = append(out, fmt.Sprintf("    %d:%s  instances=%d  rows=%d  batches=%d  time=%.3f ms  peak memory=%d",
 			id, kindName(a.kind), a.instances, a.rows, a.batches, float64(a.timeNs)/1e6, a.peak))
 	}
+	out = append(out, "  fragments (instances that ran, pipeline tasks per instance):")
+	for _, f := range p.plan.Fragments {
+		n, tasks := 0, 0
+		for _, r := range pr.Instances {
+			if r.Fragment == f.ID {
+				n++
+				tasks = max(tasks, r.Tasks)
+			}
+		}
+		if n > 0 {
+			out = append(out, fmt.Sprintf("    fragment %d: instances=%d  tasks=%d", f.ID, n, max(tasks, 1)))
+		}
+	}
 	out = append(out, "  exchanges (sending side, summed over sender instances):")
 	for _, f := range p.plan.Fragments[1:] {
 		x := pr.ExchangeStats(f.ID)
@@ -202,6 +215,14 @@ func kindName(k fragment.NodeKind) string {
 		return "TOP-N"
 	case fragment.KindApply:
 		return "APPLY"
+	case fragment.KindSetOp:
+		return "SET OPERATION"
+	case fragment.KindWindow:
+		return "ANALYTIC"
+	case fragment.KindRepeat:
+		return "REPEAT_NODE"
+	case fragment.KindTableFunc:
+		return "DataGenScanNode"
 	}
 	return "?"
 }

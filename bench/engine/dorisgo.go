@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -97,7 +98,7 @@ func StartDorisgo(bin, dir string, backends int, cluster bool) (*Dorisgo, error)
 		}
 	} else {
 		sa, err := start(bin, filepath.Join(dir, "dorisgo.log"), append([]string{"standalone", "--data-dir", filepath.Join(dir, "data"),
-			"--backends", strconv.Itoa(backends)}, common...)...)
+			"--backends", strconv.Itoa(backends), "--be-port", "0"}, common...)...)
 		if err != nil {
 			return nil, err
 		}
@@ -187,6 +188,36 @@ func (d *Dorisgo) Lines(ctx context.Context, q string) ([]string, error) {
 		out = append(out, row[0])
 	}
 	return out, nil
+}
+
+// Session is one dedicated connection to dorisgo, so that session
+// variables set on it hold for every query run through it.
+type Session struct{ c *sql.Conn }
+
+// Session opens a dedicated connection and runs setup (e.g. SET
+// statements) on it.
+func (d *Dorisgo) Session(ctx context.Context, setup ...string) (*Session, error) {
+	c, err := d.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range setup {
+		if _, err := c.ExecContext(ctx, q); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return &Session{c: c}, nil
+}
+
+// Query runs q on the session's connection.
+func (s *Session) Query(ctx context.Context, q string) (Result, error) { return queryDB(ctx, s.c, q) }
+
+// Close discards the connection, so that its session variables do not
+// leak into the pool.
+func (s *Session) Close() error {
+	_ = s.c.Raw(func(any) error { return driver.ErrBadConn })
+	return s.c.Close()
 }
 
 // PeakRSS returns the VmHWM of every dorisgo process, in bytes.

@@ -26,8 +26,13 @@ type Engine interface {
 	Close() error
 }
 
+// querier is a *sql.DB or a *sql.Conn (one session, for session variables).
+type querier interface {
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+}
+
 // queryDB runs q on db and normalizes its rows.
-func queryDB(ctx context.Context, db *sql.DB, q string) (Result, error) {
+func queryDB(ctx context.Context, db querier, q string) (Result, error) {
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return Result{}, err

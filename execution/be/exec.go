@@ -217,7 +217,8 @@ func (in *instance) unregister(cancel *context.CancelFunc) {
 	}
 }
 
-func (in *instance) run(ctx context.Context) (*rpc.InstanceReport, error) {
+func (in *instance) run(ctx context.Context) (_ *rpc.InstanceReport, err error) {
+	defer op.RecoverTo(&err)
 	req := in.req
 	schema := types.ArrowSchema(req.Root.Output)
 	for i, d := range req.Sink.Receivers {
@@ -242,7 +243,7 @@ func (in *instance) run(ctx context.Context) (*rpc.InstanceReport, error) {
 		}
 		return op.ExchangeSource(in.env, ib, n, req.Exchanges[n.ID].MergeKeys), nil
 	}}
-	root, prof, err := op.BuildProfiled(in.env, req.Root, src)
+	root, prof, tasks, err := in.build(src)
 	if err != nil {
 		return nil, err
 	}
@@ -255,11 +256,62 @@ func (in *instance) run(ctx context.Context) (*rpc.InstanceReport, error) {
 		return nil, err
 	}
 	rep := &rpc.InstanceReport{Fragment: req.Fragment, Instance: req.Instance, Backend: in.b.Addr(), Sink: sink.Stats(),
-		Operators: prof.Stats(), Exchanges: map[fragment.NodeID]op.ExchangeStats{}}
+		Operators: prof.Stats(), Exchanges: map[fragment.NodeID]op.ExchangeStats{}, Tasks: tasks}
 	for id, ib := range in.inboxes {
 		rep.Exchanges[id] = ib.Stats()
 	}
 	return rep, nil
+}
+
+// build builds the instance's operators: as pipeline tasks merged into
+// the one sink when the plan asks for tasks and allows them, else as one.
+func (in *instance) build(src *op.Sources) (op.Operator, *op.Profile, int, error) {
+	req := in.req
+	if req.Tasks > 1 {
+		tp := op.TaskPlan{Tasks: req.Tasks, Instances: max(req.Instances, 1), Budget: req.Budget, Exchange: in.exchangeTasks}
+		roots, prof, err := op.BuildTasks(in.env, req.Root, src, tp)
+		if err == nil {
+			root, err := op.Union(in.env, roots, req.Budget)
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			return root, prof, req.Tasks, nil
+		}
+		if !errors.Is(err, op.ErrSerial) {
+			return nil, nil, 0, err
+		}
+	}
+	root, prof, err := op.BuildProfiled(in.env, req.Root, src)
+	return root, prof, 1, err
+}
+
+// exchangeTasks is an exchange node's output as tasks streams. A hash
+// partitioned exchange is split by the senders' hash, so each task gets
+// whole keys (what the planner's G1 NOOP above it relies on); other
+// exchanges are read by the tasks in turn; a merging one stays one stream.
+func (in *instance) exchangeTasks(n *fragment.Node, tasks int) ([]op.Operator, error) {
+	ib := in.inboxes[n.ID]
+	if ib == nil {
+		return nil, sqlerr.Assertf("exchange %d of fragment %d has no senders", n.ID, in.req.Fragment)
+	}
+	x := in.req.Exchanges[n.ID]
+	if n.Exchange.Merge {
+		return []op.Operator{op.ExchangeSource(in.env, ib, n, x.MergeKeys)}, nil
+	}
+	route := op.TaskRoute{Keys: fragment.Unwrap(x.SenderKeys), Instances: max(x.Receivers, 1), Buckets: x.Buckets}
+	switch x.SenderKind {
+	case fragment.StreamHash:
+		route.Kind = fragment.LocalHashShuffle
+	case fragment.StreamBucketHash:
+		route.Kind = fragment.LocalBucketHashShuffle
+	default:
+		return op.SharedReader(ib, tasks), nil
+	}
+	lx, err := op.NewLocalExchange(in.env, []op.Operator{ib.Source()}, route, tasks, in.req.Budget)
+	if err != nil {
+		return nil, err
+	}
+	return lx.Consumers(), nil
 }
 
 // receive feeds an exchange stream into its inbox. While the inbox is over

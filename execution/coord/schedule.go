@@ -251,14 +251,16 @@ func (c *Coordinator) commonReplica(ts []fragment.TabletRef, bucket int) (catalo
 func (q *query) request(fs []*fragSched, s *fragSched, i int) (*rpc.ExecFragmentReq, error) {
 	in := s.instances[i]
 	req := &rpc.ExecFragmentReq{QueryID: q.id, Fragment: s.f.ID, Instance: i, Root: s.f.Root, Tablets: in.tablets,
-		NowMicro: q.now, MemLimit: q.memLimit, Budget: q.c.ExchangeBudget, Exchanges: map[fragment.NodeID]rpc.ExchangeIn{}}
+		NowMicro: q.now, MemLimit: q.memLimit, Budget: q.c.ExchangeBudget, Exchanges: map[fragment.NodeID]rpc.ExchangeIn{},
+		Tasks: s.f.Tasks, Instances: len(s.instances)}
 	var err error
 	fragment.Walk(s.f.Root, func(n *fragment.Node) {
 		if n.Kind != fragment.KindExchange || err != nil {
 			return
 		}
 		from := fs[n.Exchange.From]
-		x := rpc.ExchangeIn{Senders: len(from.instances)}
+		x := rpc.ExchangeIn{Senders: len(from.instances), SenderKind: from.f.Sink.Kind, SenderKeys: from.f.Sink.Keys,
+			Buckets: from.f.Sink.Buckets, Receivers: len(s.instances)}
 		if n.Exchange.Merge && len(n.Exchange.SortKeys) == 0 {
 			x.MergeKeys, err = mergeKeys(from.f)
 		}

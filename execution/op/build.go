@@ -73,6 +73,15 @@ func Build(env *Env, n *fragment.Node, src *Sources) (Operator, error) {
 		return src.Exchange(n)
 	case fragment.KindHashJoin:
 		j := n.Join
+		if j.Algorithm == fragment.AlgoSortMerge {
+			// The sorts are added here, not as plan nodes: they belong to the
+			// algorithm (Doris EXPLAIN has no node for them), they must sit
+			// on each instance right above its inputs (after any exchange),
+			// and their order must be the merge's own (MergeJoinSortKeys).
+			return NewSortMergeJoin(env, children[0], children[1], MergeJoinSpec{Type: JoinType(j.Type),
+				LeftKeys: fragment.Unwrap(j.LeftKeys), RightKeys: fragment.Unwrap(j.RightKeys), NullSafe: j.NullSafe,
+				Other: fragment.Unwrap(j.Other), Output: n.Output, Mem: env.Tracker})
+		}
 		return NewHashJoin(env, children[0], children[1], HashJoinSpec{Type: JoinType(j.Type),
 			LeftKeys: fragment.Unwrap(j.LeftKeys), RightKeys: fragment.Unwrap(j.RightKeys), NullSafe: j.NullSafe,
 			Other: fragment.Unwrap(j.Other), Output: n.Output, Mem: env.Tracker})
@@ -114,8 +123,13 @@ func Build(env *Env, n *fragment.Node, src *Sources) (Operator, error) {
 			spec.Calls = append(spec.Calls, wc)
 		}
 		return NewWindow(env, children[0], spec)
+	case fragment.KindRepeat:
+		r := n.Repeat
+		return NewRepeat(env, children[0], RepeatSpec{Keys: r.Keys, Sets: r.Sets, IDs: r.IDs, Output: n.Output}), nil
 	case fragment.KindApply:
 		return NewApply(env, children[0], n, src)
+	case fragment.KindTableFunc:
+		return NewTableFunc(env, n.TableFunc, n.Output)
 	}
 	return nil, sqlerr.Assertf("unknown plan node kind %d", n.Kind)
 }

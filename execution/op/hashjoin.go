@@ -48,20 +48,29 @@ type HashJoin struct {
 	mem   memCharge
 	built bool
 
-	// build side
-	bits  uint
-	first []int32 // bucket → row+1
-	nextR []int32 // row → next row+1 in its chain
-	bHash []uint64
-	bKeys encKeys
+	// build side (shared: built once for several tasks' joins)
+	*hashTable
+	shared *SharedBuild
 	// probe cursor
 	pKeys    encKeys
 	pHash    []uint64
 	row      int
 	chain    int32 // next candidate of row (row+1), 0: start row fresh
 	firstHit bool  // semi/anti without residual: one match decides
-	// bFixed/pFixed: one key column of 8-byte encoding on the build/probe side.
-	bFixed, pFixed bool
+	// pFixed: one key column of 8-byte encoding on the probe side.
+	pFixed bool
+}
+
+// hashTable indexes a build side: read-only once built, so joins of
+// several pipeline tasks may share one.
+type hashTable struct {
+	bits  uint
+	first []int32 // bucket → row+1
+	nextR []int32 // row → next row+1 in its chain
+	bHash []uint64
+	bKeys encKeys
+	// bFixed: one key column of 8-byte encoding.
+	bFixed bool
 }
 
 var _ Operator = (*HashJoin)(nil)
@@ -84,7 +93,7 @@ func NewHashJoin(env *Env, left, right Operator, spec HashJoinSpec) (*HashJoin, 
 	if spec.NullSafe == nil {
 		spec.NullSafe = make([]bool, len(spec.LeftKeys))
 	}
-	h := &HashJoin{core: core, right: right, spec: spec, mem: memCharge{t: spec.Mem.Child("HashJoin")}}
+	h := &HashJoin{core: core, right: right, spec: spec, mem: memCharge{t: spec.Mem.Child("HashJoin")}, hashTable: &hashTable{}}
 	h.firstHit = spec.Other == nil && !spec.Type.emitsPairs() && !spec.Type.tracksBuild()
 	core.src = h
 	return h, nil
@@ -94,7 +103,7 @@ func (h *HashJoin) Schema() *arrow.Schema { return h.core.out }
 
 func (h *HashJoin) Next(ctx context.Context) (arrow.Record, error) {
 	if !h.built {
-		if err := h.buildTable(ctx); err != nil {
+		if err := h.buildSide(ctx); err != nil {
 			return nil, err
 		}
 		h.built = true
@@ -102,15 +111,48 @@ func (h *HashJoin) Next(ctx context.Context) (arrow.Record, error) {
 	return h.core.next(ctx)
 }
 
-// buildTable drains the right child into one record and indexes it.
-func (h *HashJoin) buildTable(ctx context.Context) error {
+// ShareBuild makes h use s's build side instead of its right child, which
+// it then never reads (the caller closes it). h's type must not track
+// build rows.
+func (h *HashJoin) ShareBuild(s *SharedBuild) error {
+	if h.core.typ.tracksBuild() {
+		return sqlerr.Assertf("%s join cannot share its build side", h.core.typ)
+	}
+	h.shared = s
+	return nil
+}
+
+func (h *HashJoin) buildSide(ctx context.Context) error {
+	if h.shared == nil {
+		return h.buildTable(ctx, h.right, &h.mem)
+	}
+	err := h.shared.get(ctx, func(s *SharedBuild) error {
+		if err := h.buildTable(ctx, s.right, &s.mem); err != nil {
+			return err
+		}
+		s.tbl, s.rec, s.null = h.hashTable, h.core.build, h.core.buildNull
+		h.core.build = nil
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	h.hashTable, h.core.build, h.core.buildNull = h.shared.tbl, h.shared.acquire(), h.shared.null
+	if h.hashTable == nil {
+		h.hashTable = &hashTable{}
+	}
+	return nil
+}
+
+// buildTable drains right into one record and indexes it, charging mem.
+func (h *HashJoin) buildTable(ctx context.Context, right Operator, mem *memCharge) error {
 	var recs []arrow.Record
 	defer func() { releaseRecs(recs) }()
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rec, err := h.right.Next(ctx)
+		rec, err := right.Next(ctx)
 		if err == io.EOF {
 			break
 		}
@@ -118,14 +160,14 @@ func (h *HashJoin) buildTable(ctx context.Context) error {
 			return err
 		}
 		recs = append(recs, rec)
-		if err := h.mem.add(recordBytes(rec)); err != nil {
+		if err := mem.add(recordBytes(rec)); err != nil {
 			return err
 		}
 	}
 	if len(recs) == 0 {
 		return nil
 	}
-	build, err := concatRecords(h.core.env.Mem, h.right.Schema(), recs)
+	build, err := concatRecords(h.core.env.Mem, right.Schema(), recs)
 	if err != nil {
 		return err
 	}
@@ -156,8 +198,8 @@ func (h *HashJoin) buildTable(ctx context.Context) error {
 		h.core.buildMatched = make([]bool, n)
 	}
 	tbl := int64(len(h.first)*4+len(h.nextR)*4+len(h.bHash)*8+len(h.bKeys.buf)+len(h.bKeys.offs)*4+n) + recordBytes(build)
-	h.mem.releaseAll()
-	return h.mem.add(tbl)
+	mem.releaseAll()
+	return mem.add(tbl)
 }
 
 func (h *HashJoin) start(probe arrow.Record) error {
@@ -237,4 +279,8 @@ func (h *HashJoin) Close() {
 	h.core.left.Close()
 	h.right.Close()
 	h.mem.releaseAll()
+	if h.shared != nil {
+		h.shared.release()
+		h.shared = nil
+	}
 }

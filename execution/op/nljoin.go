@@ -34,6 +34,8 @@ type NestedLoopJoin struct {
 	right Operator
 	mem   memCharge
 	built bool
+	// shared: the build rows other tasks' joins read too
+	shared *SharedBuild
 	// cursor over the current probe batch
 	n, row, col int
 }
@@ -69,14 +71,37 @@ func (j *NestedLoopJoin) Next(ctx context.Context) (arrow.Record, error) {
 	return j.core.next(ctx)
 }
 
+// ShareBuild makes j use s's build rows instead of its right child, which
+// it then never reads (the caller closes it).
+func (j *NestedLoopJoin) ShareBuild(s *SharedBuild) { j.shared = s }
+
 func (j *NestedLoopJoin) buildSide(ctx context.Context) error {
+	if j.shared == nil {
+		return j.buildFrom(ctx, j.right, &j.mem)
+	}
+	err := j.shared.get(ctx, func(s *SharedBuild) error {
+		if err := j.buildFrom(ctx, s.right, &s.mem); err != nil {
+			return err
+		}
+		s.rec, j.core.build = j.core.build, nil
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	j.core.build = j.shared.acquire()
+	return nil
+}
+
+// buildFrom materializes right into one record, charging mem.
+func (j *NestedLoopJoin) buildFrom(ctx context.Context, right Operator, mem *memCharge) error {
 	var recs []arrow.Record
 	defer func() { releaseRecs(recs) }()
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rec, err := j.right.Next(ctx)
+		rec, err := right.Next(ctx)
 		if err == io.EOF {
 			break
 		}
@@ -84,14 +109,14 @@ func (j *NestedLoopJoin) buildSide(ctx context.Context) error {
 			return err
 		}
 		recs = append(recs, rec)
-		if err := j.mem.add(recordBytes(rec)); err != nil {
+		if err := mem.add(recordBytes(rec)); err != nil {
 			return err
 		}
 	}
 	if len(recs) == 0 {
 		return nil
 	}
-	b, err := concatRecords(j.core.env.Mem, j.right.Schema(), recs)
+	b, err := concatRecords(j.core.env.Mem, right.Schema(), recs)
 	if err != nil {
 		return err
 	}
@@ -135,4 +160,8 @@ func (j *NestedLoopJoin) Close() {
 	j.core.left.Close()
 	j.right.Close()
 	j.mem.releaseAll()
+	if j.shared != nil {
+		j.shared.release()
+		j.shared = nil
+	}
 }

@@ -32,10 +32,23 @@ type Profile struct {
 func (p *Profile) Stats() []OpStats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]OpStats, len(p.nodes))
-	for i, o := range p.nodes {
-		out[i] = OpStats{Node: o.node.ID, Kind: o.node.Kind, Rows: o.rows.Load(), Batches: o.batches.Load(),
+	// Pipeline tasks build a node several times: one entry per node, rows
+	// summed, time of the slowest task, peaks added (the tasks run at once).
+	var out []OpStats
+	at := map[fragment.NodeID]int{}
+	for _, o := range p.nodes {
+		s := OpStats{Node: o.node.ID, Kind: o.node.Kind, Rows: o.rows.Load(), Batches: o.batches.Load(),
 			TimeNs: o.ns.Load(), PeakMem: o.mem.Peak()}
+		i, ok := at[s.Node]
+		if !ok {
+			at[s.Node] = len(out)
+			out = append(out, s)
+			continue
+		}
+		out[i].Rows += s.Rows
+		out[i].Batches += s.Batches
+		out[i].TimeNs = max(out[i].TimeNs, s.TimeNs)
+		out[i].PeakMem += s.PeakMem
 	}
 	return out
 }
@@ -64,17 +77,23 @@ const placeholderFrom fragment.FragmentID = -1
 
 func (p *Profile) build(env *Env, n *fragment.Node, src *Sources) (Operator, error) {
 	built := make([]Operator, len(n.Children))
-	shallow := *n
-	shallow.Children = make([]*fragment.Node, len(n.Children))
 	for i, c := range n.Children {
 		o, err := p.build(env, c, src)
 		if err != nil {
-			for _, b := range built[:i] {
-				b.Close()
-			}
+			closeAll(built[:i])
 			return nil, err
 		}
 		built[i] = o
+	}
+	return p.node(env, n, built, src)
+}
+
+// node builds n over already built (and wrapped) inputs and wraps it. On
+// error it closes the inputs.
+func (p *Profile) node(env *Env, n *fragment.Node, inputs []Operator, src *Sources) (Operator, error) {
+	shallow := *n
+	shallow.Children = make([]*fragment.Node, len(n.Children))
+	for i, c := range n.Children {
 		shallow.Children[i] = &fragment.Node{ID: fragment.NodeID(-1 - i), Kind: fragment.KindExchange, Output: c.Output,
 			Exchange: &fragment.ExchangeSpec{From: placeholderFrom}}
 	}
@@ -83,22 +102,25 @@ func (p *Profile) build(env *Env, n *fragment.Node, src *Sources) (Operator, err
 	local := *src
 	local.Exchange = func(x *fragment.Node) (Operator, error) {
 		if x.Exchange != nil && x.Exchange.From == placeholderFrom {
-			return built[-1-int(x.ID)], nil
+			return inputs[-1-int(x.ID)], nil
 		}
 		return src.Exchange(x)
 	}
 	o, err := Build(&e, &shallow, &local)
 	if err != nil {
-		for _, b := range built {
-			b.Close()
-		}
+		closeAll(inputs)
 		return nil, err
 	}
-	w := &profiledOp{Operator: o, node: n, mem: e.Tracker}
+	return p.wrap(o, n, e.Tracker), nil
+}
+
+// wrap counts o's rows and time as node n's.
+func (p *Profile) wrap(o Operator, n *fragment.Node, mem *MemTracker) Operator {
+	w := &profiledOp{Operator: o, node: n, mem: mem}
 	p.mu.Lock()
 	p.nodes = append(p.nodes, w)
 	p.mu.Unlock()
-	return w, nil
+	return w
 }
 
 type profiledOp struct {

@@ -164,6 +164,11 @@ func (w *Window) Next(ctx context.Context) (arrow.Record, error) {
 // addBatch splits rec at partition boundaries.
 func (w *Window) addBatch(rec arrow.Record) error {
 	n := int(rec.NumRows())
+	if len(w.spec.PartitionBy) == 0 { // one partition: the whole input
+		p := rec.NewSlice(0, int64(n))
+		w.pieces = append(w.pieces, p)
+		return w.mem.add(recordBytes(p))
+	}
 	keys, err := evalCols(w.env, w.spec.PartitionBy, rec)
 	if err != nil {
 		return err
@@ -239,7 +244,11 @@ func (w *Window) compute(part arrow.Record) ([]arrow.Array, error) {
 		return nil, err
 	}
 	var enc sortEnc
-	enc.encode(keys, w.spec.OrderBy)
+	if len(keys) > 0 {
+		enc.encode(keys, w.spec.OrderBy)
+	} else {
+		enc.offs = make([]int32, n+1) // no ORDER BY: the whole partition is one peer group
+	}
 	releaseAll(keys)
 	for i := 0; i < n; i++ {
 		if i > 0 && bytes.Equal(enc.key(i), enc.key(i-1)) {

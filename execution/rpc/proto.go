@@ -103,12 +103,22 @@ type ExecFragmentReq struct {
 	NowMicro  int64                          `json:"now"`
 	MemLimit  int64                          `json:"mem_limit,omitempty"`
 	Budget    int64                          `json:"budget,omitempty"` // exchange byte budget; 0: default
+	// Tasks > 1 runs the fragment as that many pipeline tasks (the planner's
+	// Fragment.Tasks); Instances is the fragment's instance count.
+	Tasks     int `json:"tasks,omitempty"`
+	Instances int `json:"instances,omitempty"`
 }
 
 // ExchangeIn describes one receiving exchange of an instance.
 type ExchangeIn struct {
 	Senders   int                `json:"senders"`
 	MergeKeys []fragment.SortKey `json:"merge_keys,omitempty"` // set: merging exchange
+	// How the senders partition (their sink), so that an instance running
+	// pipeline tasks can split what it receives the same way.
+	SenderKind fragment.SinkKind `json:"sender_kind,omitempty"`
+	SenderKeys []fragment.Ex     `json:"sender_keys,omitempty"`
+	Buckets    int               `json:"buckets,omitempty"`
+	Receivers  int               `json:"receivers,omitempty"`
 }
 
 // SinkPlan is a sender instance's routing: Receivers in receiver-instance order.
@@ -144,6 +154,8 @@ type InstanceReport struct {
 	Exchanges map[fragment.NodeID]op.ExchangeStats `json:"exchanges,omitempty"` // receiving side
 	Operators []op.OpStats                         `json:"operators,omitempty"`
 	WallNs    int64                                `json:"wall_ns"`
+	// Tasks is the pipeline tasks the instance ran (1: serial).
+	Tasks int `json:"tasks,omitempty"`
 }
 
 // QueryStatusReq asks a backend what it is running for a query (tests, profiles).

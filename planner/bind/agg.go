@@ -22,15 +22,21 @@ type aggCtx struct {
 	groupKey  map[string]int
 	calls     []logical.AggCall
 	keys      map[string]int
+	// sets are the grouping sets (indexes into groups) of ROLLUP, CUBE and
+	// GROUPING SETS; nil for a plain GROUP BY. gid is then the aggregate's
+	// grouping id output, which GROUPING() reads.
+	sets [][]int
+	gid  logical.Column
 }
 
-func (ac *aggCtx) addGroup(b *Binder, x expr.Expr) {
+// addGroup adds a GROUP BY key (once) and returns its index.
+func (ac *aggCtx) addGroup(b *Binder, x expr.Expr) int {
 	if ac.groupKey == nil {
 		ac.groupKey = map[string]int{}
 	}
 	k := x.String()
-	if _, ok := ac.groupKey[k]; ok {
-		return
+	if i, ok := ac.groupKey[k]; ok {
+		return i
 	}
 	ac.groupKey[k] = len(ac.groups)
 	ac.groups = append(ac.groups, x)
@@ -39,6 +45,7 @@ func (ac *aggCtx) addGroup(b *Binder, x expr.Expr) {
 		name, table = r.Name, r.Table
 	}
 	ac.groupCols = append(ac.groupCols, b.newCol(table, name, x.Type(), x.Nullable()))
+	return len(ac.groups) - 1
 }
 
 // winCtx collects window functions.

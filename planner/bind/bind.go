@@ -3,7 +3,8 @@
 // registry with MySQL's implicit conversions, aggregates and window
 // functions to their own plan nodes, and subqueries to joins (IN, EXISTS,
 // NOT IN become semi, anti and null-aware anti joins) or to Apply where
-// they are correlated in ways a join cannot express. Input: vitess AST (from
+// they are correlated in ways a join cannot express; ROLLUP, CUBE and
+// GROUPING SETS become a Repeat under the Aggregate (rollup.go). Input: vitess AST (from
 // sql/parser). Output: a logical plan (planner/logical) whose expressions
 // are typed sql/expr trees. Errors are MySQL's: 1054 unknown column, 1052
 // ambiguous, 1146 no table, 1046 no database, 1055/1140 GROUP BY misuse.

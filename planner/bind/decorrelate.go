@@ -117,6 +117,8 @@ func selfContained(n logical.Node) bool {
 			}
 		case *logical.Apply:
 			ok = false // nested correlated subqueries stay Apply
+		case *logical.Repeat:
+			ok = false // extra group keys cannot be added to grouping sets
 		case *logical.Scan:
 			visit(x.Filters...)
 		}

@@ -301,6 +301,8 @@ func (b *Binder) bindFunc(n *sqlparser.FuncExpr, s *scope) (expr.Expr, error) {
 		return b.bindAggCall(name, n.Distinct, n.Exprs, nil, nil)
 	}
 	switch name {
+	case "grouping", "grouping_id":
+		return b.bindGroupingFunc(n, name)
 	case "database", "schema":
 		if b.ctx.DB == "" {
 			return expr.Lit(types.NullDatum(types.VarcharT(64))), nil

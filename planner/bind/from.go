@@ -121,6 +121,8 @@ func (b *Binder) bindTableExpr(te sqlparser.TableExpr, outer *scope) (*fromResul
 		return b.bindFrom(n.Exprs, outer)
 	case *sqlparser.JoinTableExpr:
 		return b.bindJoin(n, outer)
+	case *sqlparser.TableFuncExpr:
+		return b.bindTableFunc(n)
 	}
 	return nil, sqlerr.NotSupportedYet.New(sqlparser.String(te))
 }

@@ -86,12 +86,8 @@ func (b *Binder) bindSelect(sel *sqlparser.Select, outer *scope) (*Query, error)
 	if hasAgg {
 		ac = &aggCtx{pre: fromScope, keys: map[string]int{}, grouped: len(sel.GroupBy) > 0}
 		fromScope.clause = "group statement"
-		for _, g := range sel.GroupBy {
-			x, err := b.bindGroupItem(g, sel.SelectExprs, fromScope)
-			if err != nil {
-				return nil, err
-			}
-			ac.addGroup(b, x)
+		if err := b.bindGroupBy(ac, sel.GroupBy, sel.SelectExprs, fromScope); err != nil {
+			return nil, err
 		}
 	}
 	wc := &winCtx{}
@@ -152,7 +148,7 @@ func (b *Binder) bindSelect(sel *sqlparser.Select, outer *scope) (*Query, error)
 	}
 
 	if ac != nil {
-		plan = &logical.Aggregate{Input: plan, Groups: ac.groups, GroupCols: ac.groupCols, Aggs: ac.calls}
+		plan = b.aggregate(plan, ac)
 	}
 	plan = b.wrapApplies(plan, postApplies)
 	if len(having) > 0 {

@@ -16,7 +16,11 @@
 //     (left-most) scan's bucket b;
 //   - an exchange-fed HashPartitioned fragment gets one instance per alive
 //     backend;
+//   - an exchange-fed RandomPartitioned fragment (a UNION ALL fed by its
+//     children's StreamRandom sinks) gets one instance per alive backend;
 //   - an Unpartitioned fragment gets one instance (fragment 0: on the FE).
+//     A KindTableFunc source (numbers) always sits in one: it generates its
+//     whole range, so it must run exactly once.
 //
 // Sinks route each row of a sender instance to receiver instances:
 //
@@ -40,6 +44,15 @@
 //     has Groups = the exchange's group columns and each call's Args = its
 //     partial state column (count merges by summing). Only count, sum, min,
 //     max and any_value are split; DISTINCT and others run one phase.
+//   - Grouping sets (ROLLUP, CUBE, GROUPING SETS): a KindRepeat node
+//     (RepeatSpec) under the first aggregation phase, in its child's
+//     fragment; the aggregation groups by the key copies ++ grouping id.
+//   - Set operations: every child in one instance → in place; UNION ALL →
+//     a RandomPartitioned fragment reading one exchange per child (each
+//     child sinks StreamRandom); INTERSECT / EXCEPT / UNION DISTINCT → a
+//     HashPartitioned fragment reading children that sink StreamHash on all
+//     their columns, or (colocate set operation) in place in a scan
+//     fragment whose children are bucketed alike.
 //   - ORDER BY over partitioned input: SORT/TOP-N per instance, then a
 //     Merge exchange (ExchangeSpec.SortKeys/Offset/Limit) in an
 //     Unpartitioned fragment.

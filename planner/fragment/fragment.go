@@ -88,6 +88,8 @@ const (
 	KindSetOp
 	KindWindow
 	KindApply
+	KindRepeat    // grouping sets: RepeatSpec
+	KindTableFunc // a table-valued function (numbers): TableFunc
 )
 
 // Node is one operator of a fragment. Exactly one spec pointer matching Kind is set.
@@ -109,6 +111,10 @@ type Node struct {
 	SetOp    *SetOpSpec    `json:"setop,omitempty"`
 	Window   *WindowSpec   `json:"window,omitempty"`
 	Apply    *ApplySpec    `json:"apply,omitempty"`
+	// Repeat is KindRepeat's spec.
+	Repeat *RepeatSpec `json:"repeat,omitempty"`
+	// TableFunc is KindTableFunc's spec.
+	TableFunc *TableFuncSpec `json:"table_func,omitempty"`
 
 	// LocalExchanges (distributed plans with more than one pipeline task)
 	// holds one entry per child: what runs between that child's tasks and

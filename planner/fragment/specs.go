@@ -16,6 +16,17 @@ const (
 	DistColocate
 )
 
+// JoinAlgorithm is how an equi join (KindHashJoin) runs.
+type JoinAlgorithm uint8
+
+const (
+	// AlgoHash builds a hash table over the right side (the default).
+	AlgoHash JoinAlgorithm = iota
+	// AlgoSortMerge sorts both sides on the keys and merges them (a Spark
+	// MERGE hint).
+	AlgoSortMerge
+)
+
 // JoinSpec is a hash join (equi keys) or a nested loop join (Other only).
 // Children[0] is the probe (left) side, Children[1] the build (right) side.
 type JoinSpec struct {
@@ -25,6 +36,8 @@ type JoinSpec struct {
 	NullSafe  []bool       `json:"null_safe,omitempty"`
 	Other     []Ex         `json:"other,omitempty"` // over left ++ right columns
 	Dist      Distribution `json:"dist,omitempty"`
+	// Algorithm applies to equi joins only.
+	Algorithm JoinAlgorithm `json:"algorithm,omitempty"`
 }
 
 // AggPhase numbers aggregation phases as execution/op does.

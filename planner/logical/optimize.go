@@ -54,6 +54,10 @@ func pushFilters(n Node) Node {
 		return &a
 	case *Window:
 		return &Window{Input: pushFilters(x.Input), Calls: x.Calls}
+	case *Repeat:
+		r := *x
+		r.Input = pushFilters(x.Input)
+		return &r
 	case *SetOp:
 		s := *x
 		s.Ins = make([]Node, len(x.Ins))
@@ -228,6 +232,10 @@ func collectUsed(n Node, used map[ColumnID]bool) {
 				add(k.Expr)
 			}
 		}
+	case *Repeat:
+		for _, k := range x.Keys {
+			add(k)
+		}
 	case *SetOp:
 		// Set operations compare whole rows: every input column is used.
 		for _, in := range x.Ins {
@@ -287,6 +295,10 @@ func pruneScans(n Node, used map[ColumnID]bool) Node {
 		return &a
 	case *Window:
 		return &Window{Input: pruneScans(x.Input, used), Calls: x.Calls}
+	case *Repeat:
+		r := *x
+		r.Input = pruneScans(x.Input, used)
+		return &r
 	case *SetOp:
 		s := *x
 		s.Ins = make([]Node, len(x.Ins))

@@ -145,8 +145,15 @@ func (d *distPlanner) build(n logical.Node) (*pnode, error) {
 			d.subst[call.Col.ID] = &expr.Call{Fn: call.Fn, Args: d.displayAll(call.Args), T: call.Col.T}
 		}
 		return d.visible(&pnode{op: opWindow, children: []*pnode{c}, cols: x.Columns(), window: x, rows: c.rows, width: w}), nil
+	case *logical.Repeat:
+		return d.buildRepeat(x)
 	case *logical.Apply:
 		return nil, ErrNotDistributable
+	case *logical.TableFunc:
+		// Generated in one instance (Doris's default backend_num=1); a
+		// non-OLAP scan has no row estimate (DORIS-PLANNING.md §2 Stats).
+		return d.visible(&pnode{op: opTableFunc, cols: x.Cols, tfunc: x, rows: -1, width: 8,
+			del: props.Delivered{Kind: props.DelSingle}}), nil
 	}
 	return nil, sqlerr.Assertf("physical: cannot plan %T", n)
 }

@@ -75,6 +75,8 @@ func traceCol(n *pnode, id logical.ColumnID) (traced, Reason) {
 				return traced{}, ReasonRedistributed
 			}
 			n = n.child()
+		case opTableFunc:
+			return traced{}, ReasonNotOlap
 		default: // exchange, values, set operation
 			return traced{}, ReasonRedistributed
 		}

@@ -35,6 +35,8 @@ func (d *distPlanner) emit(frags []*pfrag, out []types.Column) (*fragment.Plan, 
 				ff.Sink.Kind = fragment.StreamGather
 			case props.ReqReplicated:
 				ff.Sink.Kind = fragment.StreamBroadcast
+			case props.ReqExecRandom:
+				ff.Sink.Kind = fragment.StreamRandom
 			case props.ReqHash, props.ReqBucket:
 				ff.Sink.Kind = fragment.StreamHash
 				if x.exch.req.Kind == props.ReqBucket {
@@ -69,6 +71,8 @@ func (d *distPlanner) partition(p *planner, f *pfrag) (fragment.PartitionKind, [
 		switch l.exch.req.Kind {
 		case props.ReqSingle:
 			return fragment.Unpartitioned, nil
+		case props.ReqExecRandom:
+			return fragment.RandomPartitioned, nil
 		case props.ReqHash, props.ReqBucket:
 			keys, err := p.remapAll(l.exch.keys, l.cols)
 			if err != nil {
@@ -193,6 +197,10 @@ func (d *distPlanner) emitNode(p *planner, n *pnode) (*fragment.Node, error) {
 			kind, spec.Offset, spec.Limit = fragment.KindTopN, n.offset, n.count
 		}
 		return d.withID(p.node(kind, out, kids, func(f *fragment.Node) { f.Sort = spec }), n), nil
+	case opTableFunc:
+		return d.withID(p.node(fragment.KindTableFunc, out, nil, func(f *fragment.Node) {
+			f.TableFunc = &fragment.TableFuncSpec{Fn: n.tfunc.Name, Count: n.tfunc.Count}
+		}), n), nil
 	case opSetOp:
 		return d.withID(p.node(fragment.KindSetOp, out, kids, func(f *fragment.Node) {
 			f.SetOp = &fragment.SetOpSpec{Kind: fragment.SetOpKind(n.setop.Kind)}
@@ -203,6 +211,8 @@ func (d *distPlanner) emitNode(p *planner, n *pnode) (*fragment.Node, error) {
 			return nil, err
 		}
 		return d.withID(w, n), nil
+	case opRepeat:
+		return d.emitRepeat(p, n, kids)
 	case opJoin:
 		return d.emitJoin(p, n, kids)
 	case opAgg:
@@ -222,6 +232,9 @@ func (d *distPlanner) emitJoin(p *planner, n *pnode, kids []*fragment.Node) (*fr
 	kind := fragment.KindNestedLoopJoin
 	if !j.nested() {
 		kind = fragment.KindHashJoin
+		if j.sortMerge {
+			spec.Algorithm = fragment.AlgoSortMerge
+		}
 		for _, e := range j.equi {
 			lk, err := p.remap(e.L, l)
 			if err != nil {

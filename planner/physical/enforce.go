@@ -21,7 +21,7 @@ func (d *distPlanner) EnforceDistribution(n *pnode) *pnode {
 		n.children[i] = d.EnforceDistribution(c)
 	}
 	switch n.op {
-	case opScan, opValues:
+	case opScan, opValues, opTableFunc:
 		// delivered set when built
 	case opFilter, opProject, opWindow:
 		if n.op == opWindow {
@@ -40,10 +40,7 @@ func (d *distPlanner) EnforceDistribution(n *pnode) *pnode {
 			return d.mergingExchange(n)
 		}
 	case opSetOp:
-		for i := range n.children {
-			n.children[i] = d.requireChild(n, i, sideReq{req: props.Required{Kind: props.ReqSingle}})
-		}
-		n.del = props.Delivered{Kind: props.DelSingle}
+		d.enforceSetOp(n)
 	case opJoin:
 		l, r := d.decideJoin(n)
 		n.children[0] = d.requireChild(n, 0, l)
@@ -55,6 +52,8 @@ func (d *distPlanner) EnforceDistribution(n *pnode) *pnode {
 		if n.join.dist == fragment.DistNone && n.children[0].del.Kind != props.DelSingle {
 			n.del = props.Delivered{Kind: props.DelSingle}
 		}
+	case opRepeat:
+		d.enforceRepeat(n)
 	case opAgg:
 		return d.enforceAgg(n)
 	}

@@ -34,7 +34,7 @@ func (d *distPlanner) sinkText(x *pnode) string {
 		return "HASH_PARTITIONED: " + d.showAll(x.exch.keys)
 	case props.ReqBucket:
 		return "BUCKET_SHFFULE_HASH_PARTITIONED: " + d.showAll(x.exch.keys)
-	case props.ReqAny:
+	case props.ReqAny, props.ReqExecRandom:
 		return "RANDOM"
 	}
 	return "UNPARTITIONED"
@@ -56,6 +56,9 @@ func (d *distPlanner) partitionText(f *pfrag) string {
 	case opExchange:
 		if l.exch.req.Kind == props.ReqHash || l.exch.req.Kind == props.ReqBucket {
 			return "HASH_PARTITIONED: " + d.showAll(l.exch.keys)
+		}
+		if l.exch.req.Kind == props.ReqExecRandom {
+			return "RANDOM"
 		}
 	}
 	return "UNPARTITIONED"
@@ -90,6 +93,8 @@ func (n *pnode) Label() string {
 		return "SELECT"
 	case opValues:
 		return "UNION"
+	case opTableFunc:
+		return "DataGenScanNode"
 	case opJoin:
 		switch {
 		case !n.join.nested():
@@ -108,6 +113,8 @@ func (n *pnode) Label() string {
 		return [...]string{"UNION", "UNION", "INTERSECT", "EXCEPT"}[n.setop.Kind]
 	case opWindow:
 		return "ANALYTIC"
+	case opRepeat:
+		return "REPEAT_NODE"
 	case opExchange:
 		if n.exch.merge {
 			return "MERGING-EXCHANGE"
@@ -153,6 +160,9 @@ func (n *pnode) Explain(w *explain.Writer) {
 		w.Attr("numNodes=%d", so.backends)
 	case opFilter:
 		w.Attr("predicates: %s", d.showAll(n.conds))
+		w.Attr("cardinality=%d", n.rows)
+	case opTableFunc:
+		w.Attr("table value function: %s", tableFuncText(n.tfunc))
 		w.Attr("cardinality=%d", n.rows)
 	case opValues:
 		if len(n.values.Rows) > 0 && len(n.values.Cols) > 0 {
@@ -202,6 +212,8 @@ func (n *pnode) Explain(w *explain.Writer) {
 		if c := n.window.Calls; len(c) > 0 && len(c[0].OrderBy) > 0 {
 			w.Attr("order by: %s", d.sortText(c[0].OrderBy))
 		}
+	case opRepeat:
+		n.explainRepeat(w)
 	case opExchange:
 		x := n.exch
 		if x.merge {
@@ -263,6 +275,9 @@ func (n *pnode) explainJoin(w *explain.Writer) {
 		} else {
 			w.Attr("join op: %s", j.typ)
 		}
+		if j.merge && j.ignored != ReasonNone {
+			w.Attr("hint: %s ignored, reason: %s", j.hintTxt, j.ignored)
+		}
 		if len(j.other) > 0 {
 			w.Attr("predicates: %s", d.showAll(j.other))
 		} else {
@@ -272,6 +287,9 @@ func (n *pnode) explainJoin(w *explain.Writer) {
 		return
 	}
 	w.Attr("join op: %s (%s)", j.typ, distNames[j.dist])
+	if j.sortMerge {
+		w.Attr("join algorithm: SORT MERGE")
+	}
 	w.Attr("hash predicates:")
 	if j.colocate == ReasonNone {
 		w.Attr("colocate: true")

@@ -39,6 +39,9 @@ type joinOp struct {
 	// ignored is the reason a hint was not honoured (ReasonNone: honoured or none).
 	ignored Reason
 	cands   []candidate
+	// merge: a Spark MERGE-family hint applies; sortMerge: it is honoured,
+	// so the join runs as a sort-merge join (distributed as [shuffle]).
+	merge, sortMerge bool
 }
 
 // candidate is one distribution considered for an equi join (EXPLAIN VERBOSE).
@@ -128,8 +131,10 @@ func (d *distPlanner) sparkHint(jo *joinOp, l, r *pnode) (*pnode, *pnode) {
 			switch h.Kind {
 			case parser.SparkBroadcast:
 				jo.hint = hintBroadcast
-			case parser.SparkShuffleHash, parser.SparkMerge:
+			case parser.SparkShuffleHash:
 				jo.hint = hintShuffle
+			case parser.SparkMerge:
+				jo.hint, jo.merge = hintShuffle, true
 			case parser.SparkShuffleReplicateNL:
 				jo.hint = hintNestedLoop
 			}
@@ -193,6 +198,9 @@ func (d *distPlanner) decideJoin(n *pnode) (left, right sideReq) {
 	single := sideReq{req: props.Required{Kind: props.ReqSingle}}
 	replicated := sideReq{req: props.Required{Kind: props.ReqReplicated}}
 	if j.nested() {
+		if j.merge && j.ignored == ReasonNone {
+			j.ignored = ReasonMergeNeedsEqui
+		}
 		switch j.typ {
 		case logical.CrossJoin, logical.InnerJoin, logical.LeftOuterJoin, logical.LeftSemiJoin, logical.LeftAntiJoin, logical.NullAwareLeftAntiJoin:
 			j.dist = fragment.DistBroadcast
@@ -242,6 +250,7 @@ func (d *distPlanner) decideJoin(n *pnode) (left, right sideReq) {
 	if j.ignored != ReasonNone && j.ignored != ReasonSparkSide {
 		honoured = false
 	}
+	j.sortMerge = j.merge && honoured && j.ignored == ReasonNone
 	j.colocate = colocateReason
 	if honoured && j.hint != hintColocate && colocateReason != ReasonNullAware && colocateReason != ReasonSessionDisabled {
 		j.colocate = ReasonHasHint

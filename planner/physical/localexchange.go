@@ -227,7 +227,7 @@ func bucketedFragment(n *pnode) bool {
 	if n.op == opJoin && (n.join.dist == fragment.DistColocate || n.join.dist == fragment.DistBucketShuffle) {
 		return true
 	}
-	if (n.op == opAgg || n.op == opWindow) && ruleCase(n).colocate {
+	if (n.op == opAgg || n.op == opWindow || n.op == opSetOp) && ruleCase(n).colocate {
 		return true
 	}
 	return slices.ContainsFunc(n.children, bucketedFragment)
@@ -260,7 +260,7 @@ func (lp *localPlanner) walk(n *pnode) localState {
 			return localState{src: upStorageScan}
 		}
 		return localState{src: upRandomScan}
-	case opValues:
+	case opValues, opTableFunc:
 		return localState{src: upOther}
 	}
 	in := make([]localState, len(n.children))
@@ -306,7 +306,8 @@ func ruleCase(n *pnode) localRuleCase {
 	case opSort, opTopN:
 		return localRuleCase{class: classSort, mergedLater: underMerge(n)}
 	case opSetOp:
-		return localRuleCase{class: classSetOp}
+		// A colocate set operation keeps its children's storage buckets.
+		return localRuleCase{class: classSetOp, colocate: n.del.Kind == props.DelStorageBucketed}
 	}
 	return localRuleCase{}
 }

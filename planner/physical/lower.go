@@ -153,10 +153,16 @@ func (p *planner) lower(n logical.Node) (*fragment.Node, error) {
 		}), nil
 	case *logical.Window:
 		return p.lowerWindow(n)
+	case *logical.Repeat:
+		return p.lowerRepeat(n)
 	case *logical.Apply:
 		return p.lowerApply(n)
 	case *logical.Scan:
 		return nil, sqlerr.Assertf("scan not lowered")
+	case *logical.TableFunc:
+		return p.node(fragment.KindTableFunc, logical.TypedColumns(n.Cols), nil, func(f *fragment.Node) {
+			f.TableFunc = &fragment.TableFuncSpec{Fn: n.Name, Count: n.Count}
+		}), nil
 	}
 	return nil, sqlerr.Assertf("cannot lower %T", n)
 }

@@ -23,7 +23,9 @@ const (
 	opTopN
 	opSetOp
 	opWindow
+	opRepeat // grouping sets (repeat.go)
 	opExchange
+	opTableFunc // a table-valued function (numbers): one instance, not OLAP
 )
 
 // pnode is one operator of the distributed physical plan. Only
@@ -51,6 +53,8 @@ type pnode struct {
 	keys   []logical.SortKey // sort, top-n
 	setop  *logical.SetOp
 	window *logical.Window
+	repeat *logical.Repeat
+	tfunc  *logical.TableFunc
 	exch   *exchOp
 	// exchLimit is a LIMIT directly above an exchange (EXPLAIN prints it there).
 	exchLimit *pnode

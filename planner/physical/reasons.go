@@ -33,6 +33,7 @@ const (
 	ReasonMemLimit
 	ReasonSparkSide
 	ReasonNestedLoopHint
+	ReasonMergeNeedsEqui
 )
 
 var reasonText = [...]string{
@@ -60,6 +61,7 @@ var reasonText = [...]string{
 	ReasonMemLimit:          "hash table exceeds exec_mem_limit * auto_broadcast_join_threshold",
 	ReasonSparkSide:         "hinted table is not the right input",
 	ReasonNestedLoopHint:    "nested loop join is not used for equi joins",
+	ReasonMergeNeedsEqui:    "sort merge join needs an equi join conjunct",
 }
 
 func (r Reason) String() string { return reasonText[r] }

@@ -251,6 +251,10 @@ func withInputs(n logical.Node, in []logical.Node) logical.Node {
 		return &c
 	case *logical.Window:
 		return &logical.Window{Input: in[0], Calls: x.Calls}
+	case *logical.Repeat:
+		c := *x
+		c.Input = in[0]
+		return &c
 	case *logical.SetOp:
 		c := *x
 		c.Ins = in

@@ -36,6 +36,10 @@ var joinCorpus = []string{
 	"SELECT a.v FROM a WHERE NOT EXISTS (SELECT 1 FROM c WHERE c.k = a.k)",
 	"SELECT /*+ BROADCAST(a) */ a.v, c.s FROM a JOIN c ON a.k = c.k",
 	"SELECT /*+ SHUFFLE_HASH(c) */ a.v, c.s FROM a JOIN c ON a.k = c.k",
+	"SELECT /*+ MERGE(c) */ a.v, c.s FROM a JOIN c ON a.k = c.k",
+	"SELECT /*+ MERGEJOIN(c) */ a.v, c.i FROM a FULL OUTER JOIN c ON a.k <=> c.k AND a.v > c.i",
+	"SELECT /*+ SHUFFLE_MERGE(c) */ a.v FROM a WHERE a.v NOT IN (SELECT i FROM c)",
+	"SELECT /*+ MERGE(c) */ a.v, c.i FROM a JOIN c ON a.v < c.i",
 }
 
 var joinHints = []string{"", "[shuffle]", "[broadcast]", "[bucket]", "[colocate]"}

@@ -117,7 +117,11 @@ func (v *trinoView) symbols() {
 			for _, c := range n.window.Calls {
 				v.alloc(c.Col.ID, c.Fn)
 			}
-		case opSetOp, opValues:
+		case opRepeat:
+			for _, c := range n.cols[len(n.child().cols):] {
+				v.alloc(c.ID, c.Name)
+			}
+		case opSetOp, opValues, opTableFunc:
 			for _, c := range n.cols {
 				v.alloc(c.ID, c.Name)
 			}
@@ -164,6 +168,8 @@ func (n *pnode) refs() []expr.Expr {
 				out = append(out, k.Expr)
 			}
 		}
+	case opRepeat:
+		out = repeatRefs(n.repeat)
 	case opExchange:
 		out = append(out, n.exch.keys...)
 		for _, k := range n.exch.sort {
@@ -393,6 +399,10 @@ func (v *trinoView) node(n *pnode) *explain.TrinoNode {
 		}
 	case opValues:
 		t.Header = "Values"
+	case opTableFunc:
+		t.Header = "TableFunction[" + tableFuncText(n.tfunc) + "]"
+	case opRepeat:
+		t.Header = v.groupID(n)
 	case opJoin:
 		v.join(n, t)
 	case opAgg:

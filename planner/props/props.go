@@ -15,9 +15,13 @@ const (
 	ReqHash                      // equal Keys in one instance (execution hash or storage buckets)
 	ReqBucket                    // rows in the instance owning their bucket of Layout
 	ReqReplicated                // every row in every instance
+	// ReqExecRandom: rows spread in any placement over the instances of an
+	// exchange-fed fragment (one per alive backend): a UNION ALL fed by
+	// its children's RANDOM sinks.
+	ReqExecRandom
 )
 
-var reqNames = [...]string{"ANY", "SINGLE", "HASH", "BUCKET", "REPLICATED"}
+var reqNames = [...]string{"ANY", "SINGLE", "HASH", "BUCKET", "REPLICATED", "EXEC_RANDOM"}
 
 func (k ReqKind) String() string { return reqNames[k] }
 
@@ -30,9 +34,10 @@ const (
 	DelStorageBucketed                // as stored: bucket of Keys, by Layout
 	DelRandom                         // no known placement
 	DelReplicated                     // every instance holds all rows
+	DelExecRandom                     // spread by exchanges over an exchange-fed fragment's instances
 )
 
-var delNames = [...]string{"SINGLE", "EXEC_HASH", "STORAGE_BUCKETED", "RANDOM", "REPLICATED"}
+var delNames = [...]string{"SINGLE", "EXEC_HASH", "STORAGE_BUCKETED", "RANDOM", "REPLICATED", "EXEC_RANDOM"}
 
 func (k DelKind) String() string { return delNames[k] }
 
@@ -136,6 +141,11 @@ func (d Delivered) Satisfies(r Required, eq *EquivClasses) bool {
 		return d.Kind == DelSingle
 	case ReqReplicated:
 		return d.Kind == DelReplicated
+	case ReqExecRandom:
+		// A scan's RANDOM lies where its tablets are, not over the
+		// exchange-fed instances, so only an exchange (or an operator fed
+		// by ones) delivers this.
+		return d.Kind == DelExecRandom
 	case ReqBucket:
 		return d.Kind == DelStorageBucketed && d.Layout.Same(r.Layout) && eq.sameList(d.Keys, r.Keys)
 	case ReqHash:
@@ -152,7 +162,10 @@ func (d Delivered) Satisfies(r Required, eq *EquivClasses) bool {
 			return false
 		}
 		for _, k := range d.Keys {
-			if !eq.in(k, r.Keys) {
+			// A negative id is not a plain column (an expression key, a
+			// distribution column the plan does not carry): two of them
+			// need not be the same expression.
+			if k < 0 || !eq.in(k, r.Keys) {
 				return false
 			}
 		}
@@ -172,6 +185,8 @@ func Enforced(r Required) Delivered {
 		return Delivered{Kind: DelStorageBucketed, Keys: r.Keys, Layout: r.Layout}
 	case ReqReplicated:
 		return Delivered{Kind: DelReplicated}
+	case ReqExecRandom:
+		return Delivered{Kind: DelExecRandom}
 	}
 	return Delivered{Kind: DelRandom}
 }

@@ -36,6 +36,10 @@ func TestSatisfies(t *testing.T) {
 		{"exec hash not bucket", Delivered{Kind: DelExecHash, Keys: ids(1)}, Required{Kind: ReqBucket, Keys: ids(1), Layout: t1}, false},
 		{"replicated", Delivered{Kind: DelReplicated}, Required{Kind: ReqReplicated}, true},
 		{"single not replicated", Delivered{Kind: DelSingle}, Required{Kind: ReqReplicated}, false},
+		{"exec random", Delivered{Kind: DelExecRandom}, Required{Kind: ReqExecRandom}, true},
+		{"scan random not exec random", Delivered{Kind: DelRandom}, Required{Kind: ReqExecRandom}, false},
+		{"single not exec random", Delivered{Kind: DelSingle}, Required{Kind: ReqExecRandom}, false},
+		{"exec random not hash", Delivered{Kind: DelExecRandom}, Required{Kind: ReqHash, Keys: ids(1), Subset: true}, false},
 	}
 	for _, c := range cases {
 		if got := c.d.Satisfies(c.r, eq); got != c.want {

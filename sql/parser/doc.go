@@ -10,7 +10,9 @@
 //     USE, ...), with the Doris join hints (`JOIN [shuffle] t`,
 //     `JOIN /*+ broadcast */ t`), SET_VAR and Spark hints removed from the
 //     text before vitess sees it and returned in Hints, join hints keyed by
-//     the *sqlparser.JoinTableExpr they belong to.
+//     the *sqlparser.JoinTableExpr they belong to. GROUP BY ... WITH ROLLUP,
+//     CUBE(...) and GROUPING SETS (...) reach vitess rewritten as the calls
+//     ROLLUP(...), `CUBE`(...) and GROUPING_SETS(...) (rollup.go).
 //   - Doris statements parsed by hand (vitess cannot): CREATE TABLE with
 //     keys/partitions/DISTRIBUTED BY/PROPERTIES, ALTER TABLE ... SET (...),
 //     ALTER SYSTEM ... BACKEND, SHOW BACKENDS/TABLETS/PARTITIONS/PROC/CREATE

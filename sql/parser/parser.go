@@ -160,7 +160,7 @@ var positionRE = regexp.MustCompile(`at position (\d+)`)
 // vitessError turns a vitess error into MySQL's 1064. vitess reports the
 // offset just past the offending token; MySQL quotes the text from that
 // token's start, or nothing when the statement ended too early.
-func vitessError(clean, text string, err error, inserted []int) error {
+func vitessError(clean, text string, err error, inserted []insertion) error {
 	m := positionRE.FindStringSubmatch(err.Error())
 	if m == nil {
 		msg := err.Error()

@@ -253,3 +253,28 @@ func TestSplit(t *testing.T) {
 		t.Errorf("ParseOne of two statements: %v", err)
 	}
 }
+
+func TestGroupingSetsRewrite(t *testing.T) {
+	for _, tc := range []struct{ sql, want string }{
+		{"SELECT a FROM t GROUP BY CUBE(a, b)", "select a from t group by CUBE(a, b)"},
+		{"SELECT a FROM t GROUP BY a, cube (b)", "select a from t group by a, cube(b)"},
+		{"SELECT a FROM t GROUP BY GROUPING SETS ((a), ROLLUP(b))", "select a from t group by GROUPING_SETS((a), ROLLUP(b))"},
+		{"SELECT a FROM t GROUP BY GROUPING SETS ((a, b), (a), ( ), ())", "select a from t group by GROUPING_SETS((a, b), (a), (null), (null))"},
+		{"SELECT a FROM t GROUP BY grouping\n sets ((a), ()) HAVING GROUPING(a) = 0", "select a from t group by GROUPING_SETS((a), (null)) having GROUPING(a) = 0"},
+	} {
+		if got := sqlparser.String(vitessAST(t, tc.sql)); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.sql, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ sql, near string }{
+		{"select a from t group by cube(a) whre", "whre"},
+		{"select a from t group by grouping sets ((a), ()) whre", "whre"},
+		{"select a from t group by grouping sets ((a), () whre", "whre"},
+		{"select a from t group by a with rollup with rollup", "with rollup"},
+	} {
+		_, err := ParseOne(tc.sql)
+		if e := sqlerr.As(err); err == nil || e.Message != syntaxMsg(tc.near, 1) {
+			t.Errorf("%q: %v", tc.sql, err)
+		}
+	}
+}

@@ -1,76 +1,127 @@
 package parser
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
-// vitess rejects MySQL's "GROUP BY a, b WITH ROLLUP" but accepts the
-// equivalent "GROUP BY ROLLUP(a, b)", so the text is rewritten. The
-// rewrite inserts "ROLLUP(" before the first grouping expression and
-// overwrites "WITH ROLLUP" with ")" and spaces; insertions records where,
-// so error offsets can be mapped back to the user's text.
+// vitess rejects MySQL's "GROUP BY a, b WITH ROLLUP" and Doris's
+// "GROUP BY CUBE(a, b)" and "GROUP BY GROUPING SETS ((a, b), ())", but it
+// parses a generic function call, so the text is rewritten into calls the
+// binder recognises:
+//
+//	GROUP BY a, b WITH ROLLUP         → GROUP BY ROLLUP(a, b)          (WITH ROLLUP overwritten by ")")
+//	GROUP BY CUBE(a, b)               → GROUP BY `CUBE`(a, b)
+//	GROUP BY GROUPING SETS ((a), ())  → GROUP BY GROUPING_SETS((a), (NULL))
+//
+// Overwrites keep the length; insertions are recorded so error offsets can
+// be mapped back to the user's text. An empty set "()" becomes "(NULL)":
+// grouping by a constant NULL groups exactly like grouping by nothing.
 
-const rollupOpen = "ROLLUP("
+// insertion is text inserted before offset at of the original text.
+type insertion struct {
+	at   int
+	text string
+}
 
-// rewriteRollup returns s with every GROUP BY ... WITH ROLLUP rewritten and
-// the offsets (in s) where rollupOpen was inserted, ascending.
-func rewriteRollup(s string) (string, []int) {
+// rewriteRollup returns s with every grouping extension rewritten and the
+// insertions made, ascending by offset.
+func rewriteRollup(s string) (string, []insertion) {
 	toks := significant(lex(s))
-	var at []int
+	var ins []insertion
 	b := []byte(s)
 	for i := 0; i+1 < len(toks); i++ {
-		if !toks[i].is("WITH") || !toks[i+1].is("ROLLUP") {
-			continue
-		}
-		// Find this level's GROUP BY: walk back skipping parenthesised groups.
-		depth := 0
-		for j := i - 1; j > 0; j-- {
-			t := toks[j]
-			if t.isP(")") {
-				depth++
-			} else if t.isP("(") {
-				depth--
-				if depth < 0 {
-					break
-				}
-			} else if depth == 0 && t.is("BY") && toks[j-1].is("GROUP") {
-				if j+1 == i {
-					break
-				}
-				at = append(at, toks[j+1].pos)
+		switch {
+		case toks[i].is("WITH") && toks[i+1].is("ROLLUP"):
+			if at, ok := groupByStart(toks, i); ok {
+				ins = append(ins, insertion{at, "ROLLUP("})
 				for k := toks[i].pos; k < toks[i+1].end; k++ {
 					b[k] = ' '
 				}
 				b[toks[i].pos] = ')'
-				break
+			}
+		case toks[i].is("CUBE") && toks[i+1].isP("(") && i > 0 && (toks[i-1].isP(",") || toks[i-1].is("BY")):
+			ins = append(ins, insertion{toks[i].pos, "`"}, insertion{toks[i].end, "`"})
+		case toks[i].is("GROUPING") && toks[i+1].is("SETS") && i+2 < len(toks) && toks[i+2].isP("("):
+			name := "GROUPING_SETS"
+			copy(b[toks[i].pos:toks[i+1].end], name+strings.Repeat(" ", toks[i+1].end-toks[i].pos-len(name)))
+			ins = append(ins, emptySets(toks, i+2)...)
+		}
+	}
+	if len(ins) == 0 {
+		return string(b), nil // GROUPING SETS without "()" only overwrites
+	}
+	slices.SortStableFunc(ins, func(x, y insertion) int { return x.at - y.at }) // an inner query's may come first
+	var out strings.Builder
+	prev := 0
+	for _, in := range ins {
+		out.Write(b[prev:in.at])
+		out.WriteString(in.text)
+		prev = in.at
+	}
+	out.Write(b[prev:])
+	return out.String(), ins
+}
+
+// groupByStart finds the GROUP BY that WITH ROLLUP at toks[i] closes, at
+// the same parenthesis level, and returns its first key's offset.
+func groupByStart(toks []token, i int) (int, bool) {
+	depth := 0
+	for j := i - 1; j > 0; j-- {
+		t := toks[j]
+		if t.isP(")") {
+			depth++
+		} else if t.isP("(") {
+			depth--
+			if depth < 0 {
+				return 0, false
+			}
+		} else if depth == 0 && t.is("ROLLUP") && toks[j-1].is("WITH") {
+			return 0, false // a second WITH ROLLUP stays a syntax error
+		} else if depth == 0 && t.is("BY") && toks[j-1].is("GROUP") {
+			if j+1 == i {
+				return 0, false
+			}
+			return toks[j+1].pos, true
+		}
+	}
+	return 0, false
+}
+
+// emptySets returns the insertions turning each "()" directly inside the
+// parenthesised list opened at toks[open] into "(NULL)".
+func emptySets(toks []token, open int) []insertion {
+	var out []insertion
+	depth := 0
+	for j := open; j < len(toks); j++ {
+		switch {
+		case toks[j].isP("("):
+			depth++
+			if depth == 2 && j+1 < len(toks) && toks[j+1].isP(")") {
+				out = append(out, insertion{toks[j+1].pos, "NULL"})
+			}
+		case toks[j].isP(")"):
+			depth--
+			if depth == 0 {
+				return out
 			}
 		}
 	}
-	if len(at) == 0 {
-		return s, nil
-	}
-	out := make([]byte, 0, len(b)+len(at)*len(rollupOpen))
-	prev := 0
-	slices.Sort(at) // an inner query's WITH ROLLUP may come first
-	for _, p := range at {
-		out = append(out, b[prev:p]...)
-		out = append(out, rollupOpen...)
-		prev = p
-	}
-	out = append(out, b[prev:]...)
-	return string(out), at
+	return out
 }
 
 // mapBack converts an offset in the rewritten text to one in the original.
-func mapBack(pos int, at []int) int {
+func mapBack(pos int, ins []insertion) int {
 	shift := 0
-	for _, p := range at {
-		ins := p + shift
-		if pos < ins {
+	for _, in := range ins {
+		at := in.at + shift
+		if pos < at {
 			break
 		}
-		if pos < ins+len(rollupOpen) {
-			return p
+		if pos < at+len(in.text) {
+			return in.at
 		}
-		shift += len(rollupOpen)
+		shift += len(in.text)
 	}
 	return pos - shift
 }
