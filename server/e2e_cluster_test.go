@@ -12,11 +12,17 @@ import (
 
 // startBE runs `dorisgo be` on a free port; the returned proc's mysqlAddr
 // field holds its gRPC address.
-func startBE(t *testing.T, dir string) *proc {
+func startBE(t *testing.T, dir string, withHTTP bool) *proc {
 	t.Helper()
 	port := freePort(t)
 	p := &proc{t: t, dir: dir, mysqlAddr: fmt.Sprintf("127.0.0.1:%d", port), exited: make(chan struct{}), out: &syncBuffer{}}
-	p.cmd = exec.Command(dorisgoBinary(t), "be", "--data-dir", dir, "--be-port", fmt.Sprint(port), "--log-level", "warn")
+	args := []string{"be", "--data-dir", dir, "--be-port", fmt.Sprint(port), "--log-level", "warn"}
+	if withHTTP {
+		hp := freePort(t)
+		p.httpAddr = fmt.Sprintf("127.0.0.1:%d", hp)
+		args = append(args, "--http-port", fmt.Sprint(hp))
+	}
+	p.cmd = exec.Command(dorisgoBinary(t), args...)
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -35,7 +41,7 @@ func TestE2EClusterProcesses(t *testing.T) {
 	root := t.TempDir()
 	bes := make([]*proc, 3)
 	for i := range bes {
-		bes[i] = startBE(t, filepath.Join(root, fmt.Sprintf("be%d", i)))
+		bes[i] = startBE(t, filepath.Join(root, fmt.Sprintf("be%d", i)), i == 0)
 	}
 	fe := &proc{t: t, dir: filepath.Join(root, "fe"), exited: make(chan struct{}), out: &syncBuffer{}}
 	mp, hp := freePort(t), freePort(t)
@@ -80,6 +86,15 @@ func TestE2EClusterProcesses(t *testing.T) {
 	want := queryStrings(t, db, join)
 	if len(want) != 9 {
 		t.Fatalf("join returned %d groups, want 9", len(want))
+	}
+	// A backend process serves its own Prometheus metrics: the join ran
+	// fragment instances on it that sent rows through exchanges.
+	metrics := httpGet(t, "http://"+bes[0].httpAddr+"/metrics")
+	for _, series := range []string{`doris_be_fragment_instances_total{outcome="ok"}`, "doris_be_exchange_sent_bytes_total",
+		"doris_be_exchange_received_rows_total", "doris_be_scan_rows_total"} {
+		if v := metricValue(metrics, series); v <= 0 {
+			t.Errorf("backend metric %s = %v, want > 0", series, v)
+		}
 	}
 
 	// Kill one backend during a long query.

@@ -45,6 +45,12 @@ func newMetrics(s *Server) *metrics {
 				}
 				return float64(n)
 			}))
+	// Embedded backends (standalone) report through the FE's endpoint,
+	// each series labelled with its backend's address; a separate
+	// `dorisgo be` serves its own (--http-port).
+	for _, b := range s.bes {
+		prometheus.WrapRegistererWith(prometheus.Labels{"backend": b.Addr()}, m.reg).MustRegister(b.Collectors()...)
+	}
 	return m
 }
 

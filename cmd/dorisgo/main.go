@@ -3,7 +3,7 @@
 //
 //	dorisgo [standalone] [--data-dir DIR] [--mysql-port 9030] [--http-port 8030] [--backends 3] [--host 127.0.0.1]
 //	dorisgo fe [--data-dir DIR] [--mysql-port 9030] [--http-port 8030] [--host H]
-//	dorisgo be [--data-dir DIR] [--be-port 9060] [--host H]
+//	dorisgo be [--data-dir DIR] [--be-port 9060] [--http-port 8040] [--host H]
 package main
 
 import (
@@ -35,7 +35,7 @@ func run(args []string) error {
 	dataDir := fs.String("data-dir", "./dorisgo-data", "all persistent state")
 	host := fs.String("host", "127.0.0.1", "listen address")
 	mysqlPort := fs.Int("mysql-port", 9030, "MySQL protocol port (fe, standalone)")
-	httpPort := fs.Int("http-port", 8030, "HTTP port: stream load, /metrics (fe, standalone)")
+	httpPort := fs.Int("http-port", 8030, "HTTP port: stream load, /metrics (fe, standalone); be: /metrics only when given (e.g. 8040)")
 	backends := fs.Int("backends", 3, "embedded backends (standalone)")
 	bePort := fs.Int("be-port", 9060, "gRPC port (be); first embedded backend's port in standalone (0 = any)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
@@ -74,6 +74,15 @@ func run(args []string) error {
 			return err
 		}
 		log.Info("dorisgo backend started", "addr", b.Addr(), "data-dir", *dataDir)
+		if flagSet(fs, "http-port") {
+			h, err := server.ServeBackendHTTP(b, net.JoinHostPort(*host, fmt.Sprint(*httpPort)), log)
+			if err != nil {
+				b.Stop()
+				return err
+			}
+			defer h.Close()
+			log.Info("dorisgo backend http", "addr", h.Addr())
+		}
 		<-stop
 		b.Stop()
 	default:

@@ -41,6 +41,8 @@ type Backend struct {
 	mu      sync.Mutex
 	queries map[string]*queryState
 	clients map[string]*rpc.Client // peers this backend pushes exchange streams to
+
+	metrics *metrics
 }
 
 // Start opens the store in dir and serves on addr ("127.0.0.1:0" for any port).
@@ -58,6 +60,7 @@ func Start(dir, addr string, log *slog.Logger) (*Backend, error) {
 		log = slog.Default()
 	}
 	b := &Backend{store: st, ln: ln, start: time.Now(), log: log, queries: map[string]*queryState{}, clients: map[string]*rpc.Client{}}
+	b.metrics = newMetrics(b)
 	b.gs = grpc.NewServer(rpc.ServerOptions()...)
 	flight.RegisterFlightServiceServer(b.gs, b)
 	go func() {

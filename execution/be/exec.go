@@ -152,6 +152,7 @@ func (b *Backend) execFragment(body []byte, stream flight.FlightService_DoAction
 		return rpc.ToStatus(err)
 	}
 	rep, err := in.run(ctx)
+	b.metrics.instanceDone(rep, time.Since(start))
 	if err != nil {
 		for _, o := range in.outs {
 			switch o := o.(type) {
