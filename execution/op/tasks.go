@@ -313,6 +313,7 @@ func (b *taskBuilder) sortTasks(n *fragment.Node, in []Operator) ([]Operator, er
 		task = &cp
 	}
 	sorted := make([]Operator, 0, len(in))
+	var xs []*LocalExchange
 	for t := range in {
 		o, err := b.p.node(b.env, task, in[t:t+1], b.src)
 		if err != nil {
@@ -320,9 +321,35 @@ func (b *taskBuilder) sortTasks(n *fragment.Node, in []Operator) ([]Operator, er
 			return nil, err
 		}
 		in[t] = nil
-		sorted = append(sorted, o)
+		// Each sort runs in a goroutine of its own, all started together:
+		// the merge reads one task's output at a time, and a sort not yet
+		// reading its input would stall the local exchange feeding all.
+		x, err := NewLocalExchange(b.env, []Operator{o}, TaskRoute{Kind: fragment.LocalPassToOne}, 1, b.tp.Budget)
+		if err != nil {
+			o.Close()
+			closeAll(sorted)
+			return nil, err
+		}
+		xs = append(xs, x)
+		sorted = append(sorted, &startTogether{Operator: x.Consumers()[0], all: xs})
+	}
+	for _, o := range sorted {
+		o.(*startTogether).all = xs
 	}
 	return []Operator{NewMergeSorted(b.env, sorted, sortKeys(n.Sort.Keys), offset, limit)}, nil
+}
+
+// startTogether starts every exchange of a group on its first Next.
+type startTogether struct {
+	Operator
+	all []*LocalExchange
+}
+
+func (s *startTogether) Next(ctx context.Context) (arrow.Record, error) {
+	for _, x := range s.all {
+		x.run(ctx)
+	}
+	return s.Operator.Next(ctx)
 }
 
 // sharedJoin builds one join per probe task over one shared build side.
