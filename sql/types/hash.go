@@ -57,7 +57,7 @@ func datumHash(d Datum) uint64 {
 	}
 	switch d.T.Kind {
 	case Float, Double:
-		return hashInt(int64(math.Float64bits(d.F)))
+		return hashInt(int64(floatBits(d.F)))
 	case Decimal, LargeInt:
 		return hashDec(d.Dec.LowBits(), d.Dec.HighBits())
 	case Char, Varchar, String:
@@ -125,11 +125,11 @@ func hashColumn(c arrow.Array, hs []uint64) {
 		}
 	case *array.Float32:
 		for i, v := range a.Float32Values() {
-			at(i, hashInt(int64(math.Float64bits(float64(v)))))
+			at(i, hashInt(int64(floatBits(float64(v)))))
 		}
 	case *array.Float64:
 		for i, v := range a.Float64Values() {
-			at(i, hashInt(int64(math.Float64bits(v))))
+			at(i, hashInt(int64(floatBits(v))))
 		}
 	case *array.Decimal128:
 		for i := 0; i < n; i++ {
@@ -151,3 +151,12 @@ func hashColumn(c arrow.Array, hs []uint64) {
 
 // Bucket maps a distribution hash to a bucket in [0, buckets).
 func Bucket(h uint64, buckets int) int { return int(h % uint64(buckets)) }
+
+// floatBits is the bits a float hashes as: -0 as 0, since SQL finds them
+// equal (a join or GROUP BY must meet them in one place).
+func floatBits(f float64) uint64 {
+	if f == 0 {
+		return 0
+	}
+	return math.Float64bits(f)
+}

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"math"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -23,7 +24,7 @@ func TestHashColumnsMatchesDatums(t *testing.T) {
 		{VarcharT(10), []Datum{StringDatum("a"), StringDatum(""), NullDatum(VarcharT(10))}},
 		{DateT, []Datum{{T: DateT, I: 19000}}},
 		{DecimalT(10, 2), []Datum{DecimalDatum(decimal128.FromI64(12345), 10, 2)}},
-		{DoubleT, []Datum{FloatDatum(1.5)}},
+		{DoubleT, []Datum{FloatDatum(1.5), FloatDatum(math.Copysign(0, -1))}},
 	}
 	for _, c := range cases {
 		b := array.NewBuilder(mem, c.typ.Arrow())
@@ -42,6 +43,10 @@ func TestHashColumnsMatchesDatums(t *testing.T) {
 			}
 		}
 		arr.Release()
+	}
+	// -0 and 0 are equal in SQL, so they must meet in one bucket.
+	if HashDatums([]Datum{FloatDatum(0)}) != HashDatums([]Datum{FloatDatum(math.Copysign(0, -1))}) {
+		t.Error("-0.0 and 0.0 hash differently")
 	}
 	// INT 5 and BIGINT 5 land in the same bucket.
 	if HashDatums([]Datum{{T: IntT, I: 5}}) != HashDatums([]Datum{{T: BigIntT, I: 5}}) {
