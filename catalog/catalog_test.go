@@ -157,7 +157,7 @@ func TestTruncate(t *testing.T) {
 		t.Fatal(err)
 	}
 	loaded, _ := c.TableByID(old.ID)
-	gotOld, nt, err := c.TruncateTable("db", "t")
+	gotOld, nt, err := c.TruncateTable("db", "t", noCreate)
 	if err != nil || gotOld != loaded {
 		t.Fatal(err)
 	}
@@ -195,9 +195,51 @@ func TestTruncate(t *testing.T) {
 	if _, err := c.CommitTxn(tx2.ID, []PartitionID{old.Partitions[1].ID}, nil, nil); err == nil {
 		t.Fatal("commit into truncated partition")
 	}
-	_, _, err = c.TruncateTable("db", "zz")
+	_, _, err = c.TruncateTable("db", "zz", noCreate)
 	wantCode(t, err, 1146, "")
+
+	// While the new tablets are being created the table is still the old
+	// one (queries plan over tablets that exist), ids reserved for the new
+	// ones are not handed out again, and a DROP meanwhile stops the switch.
+	cur, _ := c.TableByID(old.ID)
+	_, nt2, err := c.TruncateTable("db", "t", func(nt *Table) error {
+		if now, _ := c.TableByID(old.ID); now != cur {
+			t.Fatal("table switched before its new tablets were created")
+		}
+		s2 := s
+		s2.Name = "other"
+		other := mustCreate(t, c, "db", s2)
+		mine := map[storage.TabletID]bool{}
+		for _, p := range nt.Partitions {
+			for _, tb := range p.Tablets {
+				mine[tb.ID] = true
+			}
+		}
+		for _, p := range other.Partitions {
+			for _, tb := range p.Tablets {
+				if mine[tb.ID] {
+					t.Fatalf("tablet id %d reserved by TRUNCATE handed out again", tb.ID)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil || nt2 == nil {
+		t.Fatal(err)
+	}
+	_, nt3, err := c.TruncateTable("db", "t", func(*Table) error {
+		_, err := c.DropTable("db", "t", false)
+		return err
+	})
+	if err == nil || nt3 == nil {
+		t.Fatalf("truncate of a table dropped meanwhile: %v (new table %v)", err, nt3 != nil)
+	}
+	if _, ok := c.TableByID(old.ID); ok {
+		t.Fatal("a truncate brought a dropped table back")
+	}
 }
+
+func noCreate(*Table) error { return nil }
 
 // TestAtomicFailure: a failed Apply changes nothing in memory (ids included).
 func TestAtomicFailure(t *testing.T) {
@@ -242,26 +284,31 @@ func TestAtomicFailure(t *testing.T) {
 	}
 }
 
-// TestOneApplyPerMutation: every mutating call is exactly one KV write.
+// TestOneApplyPerMutation: every mutating call is exactly one KV write,
+// except TRUNCATE: it reserves its new ids in one and switches the table
+// (after the caller created the tablets) in another.
 func TestOneApplyPerMutation(t *testing.T) {
 	c, kv := newTestCatalog(t, 3)
 	s := dupSpec("t", 4, 1)
 	s.ColocateWith = "g"
-	calls := []func() error{
-		func() error { _, err := c.CreateTable("db", s, false); return err },
-		func() error { return c.SetGroupStable("db", "g", false) },
-		func() error { _, _, err := c.TruncateTable("db", "t"); return err },
-		func() error { return c.SetColocateGroup("db", "t", "") },
-		func() error { _, err := c.DropTable("db", "t", false); return err },
-		func() error { _, err := c.DropDatabase("db", false); return err },
+	calls := []struct {
+		f       func() error
+		applies int
+	}{
+		{func() error { _, err := c.CreateTable("db", s, false); return err }, 1},
+		{func() error { return c.SetGroupStable("db", "g", false) }, 1},
+		{func() error { _, _, err := c.TruncateTable("db", "t", noCreate); return err }, 2},
+		{func() error { return c.SetColocateGroup("db", "t", "") }, 1},
+		{func() error { _, err := c.DropTable("db", "t", false); return err }, 1},
+		{func() error { _, err := c.DropDatabase("db", false); return err }, 1},
 	}
-	for i, f := range calls {
+	for i, call := range calls {
 		n := kv.applies
-		if err := f(); err != nil {
+		if err := call.f(); err != nil {
 			t.Fatal(i, err)
 		}
-		if kv.applies != n+1 {
-			t.Fatalf("call %d: %d applies", i, kv.applies-n)
+		if kv.applies != n+call.applies {
+			t.Fatalf("call %d: %d applies, want %d", i, kv.applies-n, call.applies)
 		}
 	}
 }

@@ -297,7 +297,7 @@ func TestTruncateColocate(t *testing.T) {
 	c, _ := newTestCatalog(t, 3)
 	a := mustCreate(t, c, "db", colocated("a", 3, 1, "g"))
 	c.SetBackendState(10000, false, "", testNow)
-	_, nt, err := c.TruncateTable("db", "a")
+	_, nt, err := c.TruncateTable("db", "a", noCreate)
 	if err != nil {
 		t.Fatal(err)
 	}

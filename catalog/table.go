@@ -332,17 +332,24 @@ func (c *Catalog) DropTable(db, name string, ifExists bool) (*Table, error) {
 // TruncateTable replaces every partition by an empty one: new partition and
 // tablet ids, placed by the same rules as CREATE (the group's sequence for a
 // colocate table), versions reset and row counts 0. The table id stays.
-func (c *Catalog) TruncateTable(db, name string) (old, new *Table, err error) {
+//
+// create makes the new tablets on their backends before the table is
+// switched, so a query never plans over tablets that do not exist yet; the
+// ids are reserved (persisted) first, and create runs without the catalog
+// lock. If the table changed meanwhile (another TRUNCATE, a DROP), the
+// switch fails and new is still returned so the caller can drop its tablets.
+func (c *Catalog) TruncateTable(db, name string, create func(*Table) error) (old, new *Table, err error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	old, err = c.tableLocked(db, name)
 	if err != nil {
+		c.mu.Unlock()
 		return nil, nil, err
 	}
 	var seq [][]BackendID
 	if g, ok := c.groupLocked(old.DBID, old.ColocateGroup); ok && old.ColocateGroup != "" {
 		seq = g.BucketSeq
 	} else if seq, err = roundRobinSeq(c.placementBackends(), old.Dist.Buckets, old.ReplicationNum); err != nil {
+		c.mu.Unlock()
 		return nil, nil, err
 	}
 	t := old.clone()
@@ -355,9 +362,24 @@ func (c *Catalog) TruncateTable(db, name string) (old, new *Table, err error) {
 		}
 	}
 	placeTablets(b, t.Partitions, seq)
+	b.ops = nil // reserve the ids only; the table is written below
+	err = c.commit(b)
+	c.mu.Unlock()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := create(t); err != nil {
+		return nil, t, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tables[old.ID] != old {
+		return nil, t, sqlerr.Doris.New(fmt.Sprintf("table %s was changed while being truncated", name))
+	}
+	b = c.newBatch()
 	b.put(idKey(keyTable, int64(t.ID)), t)
 	if err := c.commit(b); err != nil {
-		return nil, nil, err
+		return nil, t, err
 	}
 	c.tables[t.ID] = t
 	c.refreshGroups()

@@ -318,11 +318,13 @@ func (s *Session) ddl(ctx context.Context, n *sqlparser.DDL, w wire.ResultWriter
 		if err != nil {
 			return err
 		}
-		old, nt, err := s.srv.cat.TruncateTable(db, n.Table.Name.String())
+		old, nt, err := s.srv.cat.TruncateTable(db, n.Table.Name.String(), func(t *catalog.Table) error {
+			return s.srv.coord.CreateTablets(ctx, t)
+		})
 		if err != nil {
-			return err
-		}
-		if err := s.srv.coord.CreateTablets(ctx, nt); err != nil {
+			if nt != nil {
+				s.srv.coord.DropTablets(ctx, nt) // created, never switched to
+			}
 			return err
 		}
 		s.srv.coord.DropTablets(ctx, old)
