@@ -186,6 +186,7 @@ func (s *Store) gcStaleLocked(now time.Time) error {
 		if err != nil {
 			return err
 		}
+		live := visibleRowsets(all, math.MaxInt64)
 		for _, m := range staleRowsets(all) {
 			since, ok := s.staleSince[m.ID]
 			if !ok {
@@ -198,6 +199,13 @@ func (s *Store) gcStaleLocked(now time.Time) error {
 			deleteRowsetData(b, id, m.ID)
 			_ = b.Delete(rowsetKey(id, m.End, m.ID), nil)
 			delete(s.staleSince, m.ID)
+			for _, o := range live { // the output that covered m
+				if o.Start <= m.Start && o.End >= m.End {
+					s.mu.Lock()
+					s.compactedTo[id] = max(s.compactedTo[id], o.End)
+					s.mu.Unlock()
+				}
+			}
 		}
 	}
 	if b.Empty() {

@@ -172,6 +172,12 @@ type scanIter struct {
 
 // plan lists the segments to read, skipping those the zone maps exclude.
 func (it *scanIter) plan(v Version, ranges []ColumnRange) error {
+	it.s.mu.Lock()
+	to := it.s.compactedTo[it.tab]
+	it.s.mu.Unlock()
+	if v < to {
+		return sqlerr.Doris.New(fmt.Sprintf("[E-230] tablet %d: versions up to %d are already compacted, version %d can no longer be read; retry the query", it.tab, to, v))
+	}
 	all, err := readRowsets(it.snap, it.tab)
 	if err != nil {
 		return err

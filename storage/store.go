@@ -59,6 +59,11 @@ type Store struct {
 	commitMu   sync.Mutex
 	staleSince map[rowsetID]time.Time
 	staleGrace time.Duration
+	// compactedTo[t]: stale inputs of compaction outputs ending at this
+	// version were deleted, so a scan of t at an older version would miss
+	// rows; it fails instead (Doris's "versions are already compacted").
+	// Guarded by mu; in memory only, since no scan outlives a restart.
+	compactedTo map[TabletID]Version
 
 	compactCh chan TabletID
 	stop      chan struct{}
@@ -110,7 +115,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		db:         db,
 		tablets:    map[TabletID]*tablet{},
 		pending:    map[TxnID]map[TabletID]*rowsetWriter{},
-		staleSince: map[rowsetID]time.Time{},
+		staleSince: map[rowsetID]time.Time{}, compactedTo: map[TabletID]Version{},
 		staleGrace: defaultStaleGrace,
 		compactCh:  make(chan TabletID, 1024),
 		stop:       make(chan struct{}),

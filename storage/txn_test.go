@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -181,6 +182,12 @@ func TestCompactionDupAndStale(t *testing.T) {
 		t.Fatalf("after GC %d rowsets remain: %+v", len(all), all)
 	}
 	equalRows(t, scanRows(t, s, ScanRequest{Tablet: 1, Version: 7, Columns: []int{0, 1}}), want)
+	// An old version whose rowsets were merged and deleted fails rather
+	// than returning part of its rows.
+	if _, err := s.Scan(context.Background(), ScanRequest{Tablet: 1, Version: 3, Columns: []int{0, 1}}); err == nil ||
+		!strings.Contains(err.Error(), "already compacted") {
+		t.Fatalf("scan at a compacted-away version: %v", err)
+	}
 }
 
 func TestAutoCompaction(t *testing.T) {
