@@ -1,12 +1,10 @@
 package op
 
 import (
-	"context"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/dorisgo/dorisgo/sql/eval"
@@ -89,53 +87,38 @@ func newRecord(sc *arrow.Schema, cols []arrow.Array, rows int) arrow.Record {
 	return r
 }
 
-// indexArray wraps idx as an Int32 array; negative entries become NULL,
-// which compute.Take turns into NULL output rows (outer join padding).
-func indexArray(idx []int32) arrow.Array {
-	vals := make([]int32, len(idx))
-	var valid []byte
-	nulls := 0
-	for i, v := range idx {
-		if v < 0 {
-			if valid == nil {
-				valid = make([]byte, (len(idx)+7)/8)
-				for j := range valid {
-					valid[j] = 0xff
-				}
-			}
-			valid[i/8] &^= 1 << (i % 8)
-			nulls++
-			continue
-		}
-		vals[i] = v
-	}
-	var vb *memory.Buffer
-	if valid != nil {
-		vb = memory.NewBufferBytes(valid)
-	}
-	d := array.NewData(arrow.PrimitiveTypes.Int32, len(idx),
-		[]*memory.Buffer{vb, memory.NewBufferBytes(arrow.GetBytes(vals))}, nil, nulls, 0)
-	defer d.Release()
-	return array.MakeFromData(d)
-}
-
 // takeCols gathers rows idx (negative = NULL) of every column.
 func takeCols(mem memory.Allocator, cols []arrow.Array, idx []int32) ([]arrow.Array, error) {
-	ia := indexArray(idx)
-	defer ia.Release()
-	ctx := compute.WithAllocator(context.Background(), mem)
 	out := make([]arrow.Array, len(cols))
 	for i, c := range cols {
 		if c.DataType().ID() == arrow.NULL {
 			out[i] = array.MakeArrayOfNull(mem, arrow.Null, len(idx))
 			continue
 		}
-		a, err := compute.TakeArray(ctx, c, ia)
+		a, err := eval.Take(mem, c, idx)
 		if err != nil {
 			releaseAll(out[:i])
-			return nil, sqlerr.Assertf("take: %v", err)
+			return nil, err
 		}
 		out[i] = a
+	}
+	return out, nil
+}
+
+// takeOrSlice is takeCols, but rows idx that are one ascending run (a
+// probe batch whose every row matched once) are sliced, not copied.
+func takeOrSlice(mem memory.Allocator, cols []arrow.Array, idx []int32) ([]arrow.Array, error) {
+	if len(idx) == 0 || idx[0] < 0 {
+		return takeCols(mem, cols, idx)
+	}
+	for i, v := range idx {
+		if v != idx[0]+int32(i) {
+			return takeCols(mem, cols, idx)
+		}
+	}
+	out := make([]arrow.Array, len(cols))
+	for i, c := range cols {
+		out[i] = array.NewSlice(c, int64(idx[0]), int64(idx[0])+int64(len(idx)))
 	}
 	return out, nil
 }

@@ -59,6 +59,9 @@ type HashJoin struct {
 	firstHit bool  // semi/anti without residual: one match decides
 	// pFixed: one key column of 8-byte encoding on the probe side.
 	pFixed bool
+	pRows  int
+	pVals  []uint64 // fixed path: the probe keys' values
+	heads  []int32  // fixed path: each probe row's chain head
 }
 
 // hashTable indexes a build side: read-only once built, so joins of
@@ -71,6 +74,18 @@ type hashTable struct {
 	bKeys encKeys
 	// bFixed: one key column of 8-byte encoding.
 	bFixed bool
+	// fixed: bFixed with '=' (NULL keys never match), indexed in ents: a
+	// probe compares values directly and touches one entry per candidate,
+	// where the general path reads hash, offset and key bytes apart.
+	fixed bool
+	ents  []fixedEnt
+}
+
+// fixedEnt is a build row of a single 8-byte key: its value and the next
+// row+1 of its chain.
+type fixedEnt struct {
+	key  uint64
+	next int32
 }
 
 var _ Operator = (*HashJoin)(nil)
@@ -178,12 +193,44 @@ func (h *HashJoin) buildTable(ctx context.Context, right Operator, mem *memCharg
 		return err
 	}
 	defer releaseAll(keys)
-	h.bKeys.encode(keys, h.spec.NullSafe)
-	h.bFixed = len(keys) == 1 && fixedWidth(keys[0]) == 8 && keys[0].DataType().ID() != arrow.NULL
-	h.bHash = hashKeys(keys, nil)
-	h.core.buildNull = h.bKeys.anyNull
 	h.bits = tableBits(n)
 	h.first = make([]int32, 1<<h.bits)
+	h.bFixed = len(keys) == 1 && fixedWidth(keys[0]) == 8 && keys[0].DataType().ID() != arrow.NULL
+	if h.bFixed && !h.spec.NullSafe[0] {
+		h.buildFixed(keys[0], n)
+	} else {
+		h.bKeys.encode(keys, h.spec.NullSafe)
+		h.bHash = hashKeys(keys, nil)
+		h.core.buildNull = h.bKeys.anyNull
+		h.buildChains(n)
+	}
+	if h.core.typ.tracksBuild() {
+		h.core.buildMatched = make([]bool, n)
+	}
+	tbl := int64(len(h.first)*4+len(h.nextR)*4+len(h.ents)*16+len(h.bHash)*8+len(h.bKeys.buf)+len(h.bKeys.offs)*4+n) + recordBytes(build)
+	mem.releaseAll()
+	return mem.add(tbl)
+}
+
+// buildFixed indexes a single 8-byte '=' key by its value, hashed with
+// fixedHash (cheaper than the distribution hash; only this table uses it).
+func (h *HashJoin) buildFixed(key arrow.Array, n int) {
+	h.fixed = true
+	vals := fixedKeyValues(key, make([]uint64, n))
+	h.core.buildNull = key.NullN() > 0
+	h.ents = make([]fixedEnt, n)
+	// Insert backwards so each chain lists rows in build order.
+	for i := n - 1; i >= 0; i-- {
+		if h.core.buildNull && key.IsNull(i) {
+			continue
+		}
+		b := bucketOf(fixedHash(vals[i]), h.bits)
+		h.ents[i] = fixedEnt{key: vals[i], next: h.first[b]}
+		h.first[b] = int32(i + 1)
+	}
+}
+
+func (h *HashJoin) buildChains(n int) {
 	h.nextR = make([]int32, n)
 	// Insert backwards so each chain lists rows in build order.
 	for i := n - 1; i >= 0; i-- {
@@ -194,12 +241,6 @@ func (h *HashJoin) buildTable(ctx context.Context, right Operator, mem *memCharg
 		h.nextR[i] = h.first[b]
 		h.first[b] = int32(i + 1)
 	}
-	if h.core.typ.tracksBuild() {
-		h.core.buildMatched = make([]bool, n)
-	}
-	tbl := int64(len(h.first)*4+len(h.nextR)*4+len(h.bHash)*8+len(h.bKeys.buf)+len(h.bKeys.offs)*4+n) + recordBytes(build)
-	mem.releaseAll()
-	return mem.add(tbl)
 }
 
 func (h *HashJoin) start(probe arrow.Record) error {
@@ -207,20 +248,49 @@ func (h *HashJoin) start(probe arrow.Record) error {
 	if err != nil {
 		return err
 	}
-	h.pKeys.encode(keys, h.spec.NullSafe)
+	defer releaseAll(keys)
+	h.row, h.chain, h.pRows = 0, 0, int(probe.NumRows())
 	h.pFixed = len(keys) == 1 && fixedWidth(keys[0]) == 8 && keys[0].DataType().ID() != arrow.NULL
-	h.pHash = hashKeys(keys, h.pHash)
-	releaseAll(keys)
-	h.row, h.chain = 0, 0
+	if h.fixed && h.pFixed {
+		// Values and chain heads for the whole batch up front: the head
+		// loads are independent, so their cache misses overlap.
+		k, n := keys[0], h.pRows
+		h.pVals = fixedKeyValues(k, growU64(h.pVals, n))
+		h.pKeys.null = growBool(h.pKeys.null, n)
+		clear(h.pKeys.null)
+		if k.NullN() > 0 {
+			for i := range n {
+				h.pKeys.null[i] = k.IsNull(i)
+			}
+		}
+		h.heads = growInt32(h.heads, n)
+		for i, v := range h.pVals {
+			h.heads[i] = h.first[bucketOf(fixedHash(v), h.bits)]
+		}
+		return nil
+	}
+	h.pKeys.encode(keys, h.spec.NullSafe)
+	if !h.fixed {
+		h.pHash = hashKeys(keys, h.pHash)
+	}
 	return nil
 }
 
 func (h *HashJoin) probeNull(i int) bool { return h.pKeys.null[i] }
 
 func (h *HashJoin) next(pl, pr []int32, limit int) ([]int32, []int32, bool) {
-	n := len(h.pHash)
+	n := h.pRows
 	if len(h.first) == 0 {
 		return pl, pr, true
+	}
+	if h.fixed {
+		if !h.pFixed {
+			// A key of another width (a NULL literal) never equals an
+			// 8-byte key: no row of this batch matches.
+			h.row = n
+			return pl, pr, true
+		}
+		return h.nextFixed(pl, pr, limit)
 	}
 	bk, boffs, bhash := h.bKeys.buf, h.bKeys.offs, h.bHash
 	one := h.bFixed && h.pFixed
@@ -249,6 +319,51 @@ func (h *HashJoin) next(pl, pr []int32, limit int) ([]int32, []int32, bool) {
 					continue
 				}
 			} else if !bytes.Equal(bk[boffs[r]:boffs[r+1]], k) {
+				continue
+			}
+			pl = append(pl, int32(i))
+			pr = append(pr, r)
+			if h.firstHit {
+				c = 0
+				break
+			}
+			if len(pl) == limit {
+				break
+			}
+		}
+		if c != 0 {
+			h.chain = c // resume this row's chain next call
+			return pl, pr, false
+		}
+		h.chain = 0
+		h.row++
+		if len(pl) >= limit {
+			return pl, pr, h.row >= n
+		}
+	}
+	return pl, pr, true
+}
+
+// nextFixed is next for a single 8-byte '=' key.
+func (h *HashJoin) nextFixed(pl, pr []int32, limit int) ([]int32, []int32, bool) {
+	n := h.pRows
+	ents, null, vals, heads := h.ents, h.pKeys.null, h.pVals, h.heads
+	for h.row < n {
+		i := h.row
+		c := h.chain
+		if c == 0 {
+			if null[i] {
+				h.row++
+				continue
+			}
+			c = heads[i]
+		}
+		k := vals[i]
+		for c != 0 {
+			r := c - 1
+			e := &ents[r]
+			c = e.next
+			if e.key != k {
 				continue
 			}
 			pl = append(pl, int32(i))

@@ -209,7 +209,7 @@ func (j *joinCore) next(ctx context.Context) (arrow.Record, error) {
 func (j *joinCore) pairs(pl, pr []int32) error {
 	var joined arrow.Record
 	if j.other != nil || j.typ.emitsPairs() {
-		lc, err := takeCols(j.env.Mem, j.probe.Columns(), pl)
+		lc, err := takeOrSlice(j.env.Mem, j.probe.Columns(), pl)
 		if err != nil {
 			return err
 		}

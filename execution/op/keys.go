@@ -202,6 +202,73 @@ func encodeColumn(c arrow.Array, buf []byte, pos []int32) {
 	}
 }
 
+// fixedKeyValues writes the 8-byte key value of every row of a (as
+// encodeColumn encodes it, so integer widths still meet; NULL rows get 0)
+// into dst (len a.Len()).
+func fixedKeyValues(a arrow.Array, dst []uint64) []uint64 {
+	switch c := a.(type) {
+	case *array.Int8:
+		for i, v := range c.Int8Values() {
+			dst[i] = uint64(int64(v))
+		}
+	case *array.Int16:
+		for i, v := range c.Int16Values() {
+			dst[i] = uint64(int64(v))
+		}
+	case *array.Int32:
+		for i, v := range c.Int32Values() {
+			dst[i] = uint64(int64(v))
+		}
+	case *array.Int64:
+		for i, v := range c.Int64Values() {
+			dst[i] = uint64(v)
+		}
+	case *array.Date32:
+		for i, v := range c.Date32Values() {
+			dst[i] = uint64(int64(v))
+		}
+	case *array.Timestamp:
+		for i, v := range c.TimestampValues() {
+			dst[i] = uint64(int64(v))
+		}
+	case *array.Float32:
+		for i, v := range c.Float32Values() {
+			dst[i] = floatKey(float64(v))
+		}
+	case *array.Float64:
+		for i, v := range c.Float64Values() {
+			dst[i] = floatKey(v)
+		}
+	case *array.Boolean:
+		for i := range dst {
+			dst[i] = 0
+			if c.Value(i) {
+				dst[i] = 1
+			}
+		}
+	default:
+		panic("op: fixed key of unsupported type " + a.DataType().String())
+	}
+	if a.NullN() > 0 {
+		for i := range dst {
+			if a.IsNull(i) {
+				dst[i] = 0
+			}
+		}
+	}
+	return dst
+}
+
+// fixedHash mixes a key value (murmur3's finalizer) so that its top bits,
+// which pick the bucket, depend on every input bit.
+func fixedHash(v uint64) uint64 {
+	v ^= v >> 33
+	v *= 0xff51afd7ed558ccd
+	v ^= v >> 33
+	v *= 0xc4ceb9fe1a85ec53
+	return v ^ v>>33
+}
+
 // floatKey makes -0 equal 0, as SQL compares them.
 func floatKey(f float64) uint64 {
 	if f == 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
@@ -229,6 +230,9 @@ func (t tri) at(i int) (val, null bool) {
 // andOr folds AND / OR over boolean vecs with three-valued logic.
 func (ev *evaluator) andOr(isAnd bool, args []vec) vec {
 	m := ev.rows(args)
+	if v, ok := ev.andOrNoNulls(isAnd, args, m); ok {
+		return v
+	}
 	valsBuf, vals := boolBuf(ev.mem, m)
 	validBuf, valid := boolBuf(ev.mem, m)
 	ts := make([]tri, len(args))
@@ -266,6 +270,32 @@ func (ev *evaluator) andOr(isAnd bool, args []vec) vec {
 		}
 	}
 	return vec{arr: newArray(types.BoolT, m, validBuf, valsBuf, array.UnknownNullCount), scalar: allScalar(args), owned: true}
+}
+
+// andOrNoNulls is the common case of andOr: full-length arguments without
+// NULLs, folded a machine word at a time.
+func (ev *evaluator) andOrNoNulls(isAnd bool, args []vec, m int) (vec, bool) {
+	for _, a := range args {
+		if a.scalar || a.arr.Len() != m || a.arr.DataType().ID() != arrow.BOOL || a.arr.NullN() > 0 {
+			return vec{}, false
+		}
+	}
+	buf := memory.NewResizableBuffer(ev.mem)
+	buf.Resize(int(bitutil.BytesForBits(int64(m))))
+	out := buf.Bytes()
+	first := args[0].arr.Data()
+	bitutil.CopyBitmap(first.Buffers()[1].Bytes(), first.Offset(), m, out, 0)
+	var prev []byte
+	for _, a := range args[1:] {
+		prev = append(prev[:0], out...) // the kernels must not read what they write
+		d := a.arr.Data()
+		if isAnd {
+			bitutil.BitmapAnd(prev, d.Buffers()[1].Bytes(), 0, int64(d.Offset()), out, 0, int64(m))
+		} else {
+			bitutil.BitmapOr(prev, d.Buffers()[1].Bytes(), 0, int64(d.Offset()), out, 0, int64(m))
+		}
+	}
+	return vec{arr: newArray(types.BoolT, m, nil, buf, 0), owned: true}, true
 }
 
 func andOrKernel(ev *evaluator, c *expr.Call, args []vec) (vec, error) {

@@ -1,12 +1,9 @@
 package eval
 
 import (
-	"context"
-
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/dorisgo/dorisgo/sql/expr"
@@ -153,10 +150,21 @@ func Filter(rec arrow.Record, sel *array.Boolean, mem memory.Allocator) (arrow.R
 			return rec.NewSlice(0, 0), nil
 		}
 	}
-	ctx := compute.WithAllocator(context.Background(), mem)
-	out, err := compute.FilterRecordBatch(ctx, rec, sel, compute.DefaultFilterOptions())
-	if err != nil {
-		return nil, sqlerr.Assertf("eval: filter: %v", err)
+	idx := SelectedIndices(sel, make([]int32, 0, sel.Len()))
+	cols := make([]arrow.Array, rec.NumCols())
+	for i, c := range rec.Columns() {
+		a, err := Take(mem, c, idx)
+		if err != nil {
+			for _, p := range cols[:i] {
+				p.Release()
+			}
+			return nil, err
+		}
+		cols[i] = a
+	}
+	out := array.NewRecord(rec.Schema(), cols, int64(len(idx)))
+	for _, c := range cols {
+		c.Release()
 	}
 	return out, nil
 }
