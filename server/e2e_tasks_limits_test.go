@@ -9,8 +9,8 @@ import (
 )
 
 // Queries running as pipeline tasks stop as promptly as serial ones: over
-// exec_mem_limit they fail naming the limit, query_timeout and KILL QUERY
-// end them within seconds, every backend lets go of their instances (no
+// exec_mem_limit they fail naming the limit, query_timeout, KILL QUERY and
+// a client hanging up end them within seconds, every backend lets go of their instances (no
 // task goroutine left behind), and the connection stays usable.
 func TestE2EPipelineTasksStop(t *testing.T) {
 	s := newServer(t)
@@ -86,6 +86,18 @@ func TestE2EPipelineTasksStop(t *testing.T) {
 		t.Fatal("query still running 10 s after KILL QUERY")
 	}
 	idle("kill")
+
+	// A client that gives up (its driver closes the socket on a context
+	// timeout) takes its query down with it.
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	gone := time.Now()
+	err = db.QueryRowContext(ctx, long).Scan(&n)
+	cancel()
+	if err == nil {
+		t.Fatal("long query finished within 300 ms")
+	}
+	waitFor(t, 3*time.Second, "the abandoned query cancelled on every backend", func() bool { return running() == 0 })
+	t.Logf("backends idle %v after the client went away", time.Since(gone))
 	if err := conn.QueryRowContext(context.Background(), "SELECT 1").Scan(&n); err != nil && err != sql.ErrNoRows {
 		t.Fatalf("killed connection unusable: %v", err)
 	}

@@ -202,13 +202,17 @@ func (c *conn) dispatch(data []byte) bool {
 			_ = c.sendOK(OK{})
 		}
 	case mysql.COM_QUERY:
+		stop := c.watchPeer(cancel)
 		c.query(ctx, string(body))
+		stop()
 	case mysql.COM_FIELD_LIST:
 		c.fieldList(ctx, body)
 	case mysql.COM_STMT_PREPARE:
 		c.stmtPrepare(ctx, string(body))
 	case mysql.COM_STMT_EXECUTE:
+		stop := c.watchPeer(cancel)
 		c.stmtExecute(ctx, body)
+		stop()
 	case mysql.COM_STMT_SEND_LONG_DATA:
 		c.stmtSendLongData(body)
 	case mysql.COM_STMT_CLOSE:
@@ -242,6 +246,32 @@ func (c *conn) dispatch(data []byte) bool {
 		_ = c.sendErr(sqlerr.UnknownCommand.New())
 	}
 	return true
+}
+
+// watchPeer cancels a running command when its client hangs up (a driver
+// giving up on a timeout closes the socket): a client sends nothing while
+// its command runs, so a read that ends other than by our deadline means
+// the peer is gone, and the query must not keep the backends busy for
+// nobody. The read only peeks, so a pipelined next command stays buffered.
+// stop ends the watch before the connection reads again.
+func (c *conn) watchPeer(cancel context.CancelFunc) (stop func()) {
+	done := make(chan struct{})
+	r := c.bc.r
+	go func() {
+		defer close(done)
+		if _, err := r.Peek(1); err != nil {
+			var ne net.Error
+			if !errors.As(err, &ne) || !ne.Timeout() {
+				c.log.Debug("wire: client went away during a command", "err", err)
+				cancel()
+			}
+		}
+	}()
+	return func() {
+		_ = c.raw.SetReadDeadline(time.Unix(1, 0))
+		<-done
+		_ = c.raw.SetReadDeadline(time.Time{})
+	}
 }
 
 func (c *conn) query(ctx context.Context, sql string) {

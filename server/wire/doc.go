@@ -23,6 +23,9 @@
 //   - Each command runs with a context derived from the connection's;
 //     ConnInfo.Cancel cancels it (KILL CONNECTION): a blocked idle read is
 //     interrupted and the connection closes after the running command.
+//     While a query or execute runs, conn.watchPeer peeks at the socket: a
+//     client that hangs up (a driver's timeout) cancels the command, so an
+//     abandoned query does not keep the backends busy.
 //   - Deadlines: 10 s for the whole handshake, Config.WaitTimeout between
 //     commands, 60 s per socket write. Incoming packets are capped at
 //     MaxAllowedPacket (1 MiB before authentication) while reading.
