@@ -6,46 +6,31 @@ import (
 	"github.com/dorisgo/dorisgo/sql/types"
 )
 
-// decorrelate turns a correlated [NOT] EXISTS or IN subquery whose only
-// correlation is in its top WHERE into a semi or anti join:
+// decorrelate turns a correlated [NOT] EXISTS or IN subquery whose
+// correlation is in conjuncts of its WHERE (or of inner-join ONs under it)
+// into a semi or anti join:
 //
 //	outer WHERE EXISTS (SELECT ... FROM x WHERE x.a = outer.b AND p(x))
 //	  ⇒ outer LEFT SEMI JOIN (x WHERE p(x)) ON x.a = outer.b
 //
 // It returns nil when the subquery has another shape (aggregates or limits
-// above the correlated filter, correlation deeper down, references to an
-// enclosing query further out); the caller then keeps a per-row Apply.
+// above the correlated filter, correlation under an outer join, references
+// to an enclosing query further out); the caller then keeps a per-row Apply.
 func decorrelate(plan logical.Node, sub logical.Node, probe expr.Expr, in, neg bool) *logical.Join {
 	var proj *logical.Project
 	if p, ok := sub.(*logical.Project); ok {
 		proj, sub = p, p.Input
 	}
-	f, ok := sub.(*logical.Filter)
-	if !ok {
-		return nil
-	}
-	x := f.Input
-	if !selfContained(x) {
+	oc := plan.Columns()
+	x, corr, ok := pullCorrelated(sub)
+	if !ok || len(corr) == 0 || !selfContained(x) {
 		return nil
 	}
 	xc := x.Columns()
-	both := append(append([]logical.Column{}, plan.Columns()...), xc...)
-	var local, corr []expr.Expr
-	for _, c := range f.Conds {
-		switch {
-		case logical.RefsIn(c, xc):
-			local = append(local, c)
-		case logical.RefsIn(c, both):
-			corr = append(corr, c)
-		default:
-			return nil // reads a query further out
-		}
+	if !allRefsIn(corr, append(append([]logical.Column{}, oc...), xc...)) {
+		return nil // reads a query further out
 	}
-	var right logical.Node = x
-	if len(local) > 0 {
-		right = &logical.Filter{Input: x, Conds: local}
-	}
-	equi, other := logical.SplitConds(corr, plan.Columns(), xc)
+	equi, other := logical.SplitConds(corr, oc, xc)
 	if in {
 		if proj == nil || len(proj.Exprs) != 1 || !logical.RefsIn(proj.Exprs[0], xc) {
 			return nil
@@ -61,7 +46,88 @@ func decorrelate(plan logical.Node, sub logical.Node, probe expr.Expr, in, neg b
 	if neg {
 		jt = logical.LeftAntiJoin
 	}
-	return &logical.Join{Type: jt, Left: plan, Right: right, Equi: equi, Other: other}
+	return &logical.Join{Type: jt, Left: plan, Right: x, Equi: equi, Other: other}
+}
+
+// pullCorrelated removes the conjuncts that read columns from outside n
+// (the correlation) from the filters and inner-join conditions at the top
+// of n, where lifting them above n keeps the rows n produces under them.
+// It stops at any other node; ok is false if a conjunct could not be
+// rebuilt.
+func pullCorrelated(n logical.Node) (logical.Node, []expr.Expr, bool) {
+	switch x := n.(type) {
+	case *logical.Filter:
+		in, corr, ok := pullCorrelated(x.Input)
+		if !ok {
+			return nil, nil, false
+		}
+		cols := in.Columns()
+		var keep []expr.Expr
+		for _, c := range x.Conds {
+			if logical.RefsIn(c, cols) {
+				keep = append(keep, c)
+			} else {
+				corr = append(corr, c)
+			}
+		}
+		if len(keep) == 0 {
+			return in, corr, true
+		}
+		return &logical.Filter{Input: in, Conds: keep}, corr, true
+	case *logical.Join:
+		if x.Type != logical.InnerJoin && x.Type != logical.CrossJoin {
+			return n, nil, true
+		}
+		l, lc, ok := pullCorrelated(x.Left)
+		if !ok {
+			return nil, nil, false
+		}
+		r, rc, ok := pullCorrelated(x.Right)
+		if !ok {
+			return nil, nil, false
+		}
+		corr := append(lc, rc...)
+		j := *x
+		j.Left, j.Right, j.Equi, j.Other = l, r, nil, nil
+		cols := append(append([]logical.Column{}, l.Columns()...), r.Columns()...)
+		for _, e := range x.Equi {
+			if logical.RefsIn(e.L, cols) && logical.RefsIn(e.R, cols) {
+				j.Equi = append(j.Equi, e)
+				continue
+			}
+			fn := "eq"
+			if e.NullSafe {
+				fn = "null_safe_eq"
+			}
+			c, err := expr.NewCall(fn, e.L, e.R)
+			if err != nil {
+				return nil, nil, false
+			}
+			corr = append(corr, c)
+		}
+		for _, c := range x.Other {
+			if logical.RefsIn(c, cols) {
+				j.Other = append(j.Other, c)
+			} else {
+				corr = append(corr, c)
+			}
+		}
+		if j.Type == logical.InnerJoin && len(j.Equi) == 0 && len(j.Other) == 0 {
+			j.Type = logical.CrossJoin
+		}
+		return &j, corr, true
+	}
+	return n, nil, true
+}
+
+// allRefsIn reports whether every expression reads only cols.
+func allRefsIn(es []expr.Expr, cols []logical.Column) bool {
+	for _, e := range es {
+		if !logical.RefsIn(e, cols) {
+			return false
+		}
+	}
+	return true
 }
 
 // selfContained reports whether every column a subtree reads is produced
@@ -130,17 +196,24 @@ func selfContained(n logical.Node) bool {
 	return ok
 }
 
-// decorrelateScalar rewrites a correlated scalar aggregate subquery whose
-// correlation is a conjunction of equalities in its WHERE into a left join
-// with the subquery grouped by the correlated columns (TPC-H Q2, Q17, Q20):
+// decorrelateScalar rewrites a correlated scalar aggregate subquery into a
+// left join with the subquery grouped by its correlation keys (TPC-H Q2,
+// Q17, Q20):
 //
 //	outer WHERE x < (SELECT 0.2*avg(q) FROM l WHERE l.k = outer.k)
 //	  ⇒ outer LEFT JOIN (SELECT l.k, avg(q) a FROM l GROUP BY l.k) s ON s.k = outer.k
 //	     WHERE x < 0.2*s.a
 //
-// COUNT over no rows is 0, not NULL, so COUNT outputs are coalesced. The
-// result has the Apply's columns, so the expressions above are unchanged.
-// nil means the subquery has another shape and stays an Apply.
+// The subquery must be one expression over an aggregate without GROUP BY,
+// HAVING or LIMIT, whose correlation is conjuncts of its WHERE (or of
+// inner-join ONs under it): equalities between an expression over the
+// subquery's columns and one over the outer columns (at least one), plus
+// conditions over outer columns only, which become join conditions. Grouping
+// by the keys yields at most one row per outer row; a NULL key never
+// matches with = (and matches the NULL group with <=>), so the unmatched
+// row sees the aggregates over no rows: NULL, except COUNT, which is
+// coalesced to 0. The result has the Apply's columns, so the expressions
+// above are unchanged. nil means another shape, which stays an Apply.
 func (b *Binder) decorrelateScalar(a *logical.Apply) logical.Node {
 	if a.Kind != logical.ApplyScalar {
 		return nil
@@ -153,46 +226,29 @@ func (b *Binder) decorrelateScalar(a *logical.Apply) logical.Node {
 	if !ok || len(agg.Groups) != 0 {
 		return nil
 	}
-	f, ok := agg.Input.(*logical.Filter)
-	if !ok || !selfContained(f.Input) {
+	x, corr, ok := pullCorrelated(agg.Input)
+	if !ok || len(corr) == 0 || !selfContained(x) {
 		return nil
 	}
-	x := f.Input
 	xc := x.Columns()
 	oc := a.Outer.Columns()
-	var local, corr []expr.Expr
-	for _, c := range f.Conds {
-		switch {
-		case logical.RefsIn(c, xc):
-			local = append(local, c)
-		case logical.RefsIn(c, append(append([]logical.Column{}, oc...), xc...)):
-			corr = append(corr, c)
-		default:
-			return nil
+	for _, c := range agg.Aggs {
+		if !allRefsIn(c.Args, xc) {
+			return nil // an aggregate over outer values differs per outer row
 		}
 	}
 	equi, other := logical.SplitConds(corr, oc, xc)
-	if len(equi) == 0 || len(other) > 0 {
+	if len(equi) == 0 || !allRefsIn(other, oc) {
 		return nil
 	}
-	for _, e := range equi {
-		if e.NullSafe {
-			return nil
-		}
-	}
-	var in logical.Node = x
-	if len(local) > 0 {
-		in = &logical.Filter{Input: x, Conds: local}
-	}
-	grouped := &logical.Aggregate{Input: in, Aggs: agg.Aggs}
-	var joinEqui []logical.EquiCond
+	grouped := &logical.Aggregate{Input: x, Aggs: agg.Aggs}
+	join := &logical.Join{Type: logical.LeftOuterJoin, Left: a.Outer, Right: grouped, Other: other}
 	for _, e := range equi {
 		gc := b.newCol("", e.R.String(), e.R.Type(), e.R.Nullable())
 		grouped.Groups = append(grouped.Groups, e.R)
 		grouped.GroupCols = append(grouped.GroupCols, gc)
-		joinEqui = append(joinEqui, logical.EquiCond{L: e.L, R: gc.Ref()})
+		join.Equi = append(join.Equi, logical.EquiCond{L: e.L, R: gc.Ref(), NullSafe: e.NullSafe})
 	}
-	join := &logical.Join{Type: logical.LeftOuterJoin, Left: a.Outer, Right: grouped, Equi: joinEqui}
 	// The subquery's value over the joined row; COUNTs of unmatched rows are 0.
 	counts := map[int]bool{}
 	for _, c := range agg.Aggs {

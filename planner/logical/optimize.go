@@ -125,6 +125,32 @@ func pushInto(n Node, conds []expr.Expr) Node {
 			return &a
 		}
 		return &Filter{Input: &a, Conds: keep}
+	case *Project:
+		// A projection is row by row: conjuncts over the columns it passes
+		// through unchanged hold below it too (the decorrelated scalar
+		// subquery's Project over its left join relies on this).
+		var pass []Column
+		for i, c := range x.Cols {
+			if r, ok := x.Exprs[i].(*expr.ColRef); ok && r.Index == int(c.ID) {
+				pass = append(pass, c)
+			}
+		}
+		var down, keep []expr.Expr
+		for _, c := range conds {
+			if len(pass) > 0 && RefsIn(c, pass) && hasRef(c) {
+				down = append(down, c)
+			} else {
+				keep = append(keep, c)
+			}
+		}
+		if len(down) == 0 {
+			return &Filter{Input: n, Conds: conds}
+		}
+		var p Node = &Project{Input: pushInto(x.Input, down), Exprs: x.Exprs, Cols: x.Cols}
+		if len(keep) > 0 {
+			p = &Filter{Input: p, Conds: keep}
+		}
+		return p
 	}
 	return &Filter{Input: n, Conds: conds}
 }
