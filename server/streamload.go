@@ -160,6 +160,10 @@ type loadParser struct {
 	stripOuter bool
 	from       []types.Column // all string columns
 	defaults   []*string
+	// dataHint[i]: column i's string bytes in the last batch, so the next
+	// batch's builders are sized once instead of growing (and zeroing)
+	// their buffers step by step.
+	dataHint []int
 }
 
 func newLoadParser(h http.Header, t *catalog.Table) (*loadParser, error) {
@@ -230,9 +234,12 @@ type batch struct {
 
 func (p *loadParser) newBatch(first int) *batch {
 	b := &batch{p: p, first: first, set: make([]bool, len(p.t.Columns))}
-	for range p.t.Columns {
+	for i := range p.t.Columns {
 		sb := array.NewStringBuilder(memory.DefaultAllocator)
 		sb.Reserve(loadBatchRows)
+		if i < len(p.dataHint) && p.dataHint[i] > 0 {
+			sb.ReserveData(p.dataHint[i] + p.dataHint[i]/8)
+		}
 		b.bs = append(b.bs, sb)
 	}
 	return b
@@ -255,7 +262,11 @@ func (b *batch) endRow() {
 
 func (b *batch) record() arrow.Record {
 	cols := make([]arrow.Array, len(b.bs))
+	if len(b.p.dataHint) != len(b.bs) {
+		b.p.dataHint = make([]int, len(b.bs))
+	}
 	for i, sb := range b.bs {
+		b.p.dataHint[i] = sb.DataLen()
 		cols[i] = sb.NewArray()
 		sb.Release()
 	}

@@ -30,6 +30,9 @@ type rowsetWriter struct {
 	bufOff  int // rows of buf[0] already written
 	bufRows int // unwritten rows in buf
 	scratch []byte
+	// segBytes is the last segment's encoded size: the next segment's
+	// Pebble batch is allocated at about that size instead of growing.
+	segBytes int
 	chunks  [][]chunk // per column, reused
 	done    bool      // published, aborted or installed: no more writes
 }
@@ -91,7 +94,7 @@ func (w *rowsetWriter) writeSegment(n int) error {
 			off = 0
 		}
 	}
-	b := w.s.db.NewBatch()
+	b := w.s.db.NewBatchWithSize(w.segBytes + w.segBytes/8 + 1024)
 	defer b.Close()
 	meta := segMeta{Rows: n, Zones: make([]zone, len(cols))}
 	var key [25]byte
@@ -114,6 +117,7 @@ func (w *rowsetWriter) writeSegment(n int) error {
 	w.segs++
 	w.rows += int64(n)
 	w.bytes += bytes
+	w.segBytes = int(bytes)
 	if err := b.Set(w.marker, w.markerValue(), nil); err != nil {
 		return err
 	}
