@@ -65,6 +65,8 @@ type Binder struct {
 	applies *[]*logical.Apply
 	// origins maps table columns to their database and table.
 	origins map[logical.ColumnID]origin
+	// having is set while a HAVING clause is bound (see havingNames).
+	having *havingNames
 }
 
 // New returns a binder for one statement.

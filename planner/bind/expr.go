@@ -366,6 +366,9 @@ func (b *Binder) bindColName(n *sqlparser.ColName, s *scope) (expr.Expr, error) 
 	if s == nil {
 		return nil, sqlerr.BadField.New(name, "field list")
 	}
+	if x, ok := b.having.alias(b, s, n); ok {
+		return x, nil
+	}
 	c, err := s.lookup(n.Qualifier.Name.String(), name)
 	if err != nil {
 		return nil, err

@@ -105,7 +105,10 @@ func (b *Binder) bindSelect(sel *sqlparser.Select, outer *scope) (*Query, error)
 	var having []expr.Expr
 	if sel.Having != nil {
 		fromScope.clause = "having clause"
+		prev := b.having // a subquery's HAVING nests inside ours
+		b.having = newHavingNames(fromScope, ac, items)
 		x, err := b.bindPost(sel.Having.Expr, fromScope, ac, wc, items)
+		b.having = prev
 		if err != nil {
 			return nil, err
 		}
@@ -414,3 +417,63 @@ func (b *Binder) ConstInt(e sqlparser.Expr) (int64, error) {
 
 // BindConst binds a constant expression with no columns in scope (SET x = expr).
 func (b *Binder) BindConst(e sqlparser.Expr) (expr.Expr, error) { return b.bindExpr(e, nil) }
+
+// havingNames resolves an unqualified name in HAVING, outside aggregate
+// arguments, as MySQL does (and Doris, which binds HAVING against the
+// GROUP BY keys, then the select list, then the FROM columns): a GROUP BY
+// column of that name first, then a select alias, then the FROM columns.
+// So in SELECT a AS b FROM t GROUP BY a HAVING b > 0, b is the alias, not
+// the ungrouped column t.b.
+type havingNames struct {
+	s       *scope
+	aliases map[string]expr.Expr // lower-case alias → bound select item
+}
+
+func newHavingNames(s *scope, ac *aggCtx, items []selectItem) *havingNames {
+	grouped := map[string]bool{}
+	if ac != nil {
+		for _, g := range ac.groups {
+			if r, ok := g.(*expr.ColRef); ok {
+				grouped[strings.ToLower(r.Name)] = true
+			}
+		}
+	}
+	h := &havingNames{s: s, aliases: map[string]expr.Expr{}}
+	for _, it := range items {
+		k := strings.ToLower(it.alias)
+		if k == "" || grouped[k] || it.ast == nil || containsWindow(it.ast) {
+			continue
+		}
+		if _, dup := h.aliases[k]; !dup {
+			h.aliases[k] = it.expr
+		}
+	}
+	return h
+}
+
+// alias returns the select item an unqualified column name in the HAVING
+// clause's own scope names. Inside an aggregate's arguments (b.agg is
+// nil there) and in subqueries names are the FROM columns.
+func (h *havingNames) alias(b *Binder, s *scope, n *sqlparser.ColName) (expr.Expr, bool) {
+	if h == nil || s != h.s || b.agg == nil || !n.Qualifier.IsEmpty() {
+		return nil, false
+	}
+	x, ok := h.aliases[strings.ToLower(n.Name.String())]
+	return x, ok
+}
+
+func containsWindow(e sqlparser.Expr) bool {
+	found := false
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		switch x := n.(type) {
+		case *sqlparser.Subquery:
+			return false, nil
+		case *sqlparser.FuncExpr:
+			if x.Over != nil {
+				found = true
+			}
+		}
+		return !found, nil
+	}, e)
+	return found
+}

@@ -83,24 +83,49 @@ func (k KnownFailures) Check(file string, res *Result) (unexpected []Failure, fi
 	return unexpected, fixed
 }
 
-// Set replaces file's entries with res's failures. Entries of records that
-// did not run (Result.NotRun) are kept as they are: nothing is known of them.
+// Set replaces file's entries with res's failures, keeping the reason of an
+// entry that still fails. Entries of records that did not run
+// (Result.NotRun) are kept as they are: nothing is known of them.
 func (k KnownFailures) Set(file string, res *Result) {
 	prefix := file + ":"
 	notRun := map[int]bool{}
 	for _, n := range res.NotRun {
 		notRun[n] = true
 	}
-	for key := range k {
+	old := map[string]string{}
+	for key, reason := range k {
 		if rest, ok := strings.CutPrefix(key, prefix); ok && isDigits(rest) {
 			if n, _ := strconv.Atoi(rest); !notRun[n] {
+				old[key] = reason
 				delete(k, key)
 			}
 		}
 	}
 	for _, f := range res.Failures {
-		k[KnownKey(file, f.Line)] = truncate(f.Reason, 100)
+		key := KnownKey(file, f.Line)
+		if reason, ok := old[key]; ok {
+			k[key] = reason // keep a hand-written reason of a record that still fails
+		} else {
+			k[key] = truncate(f.Reason, 100)
+		}
 	}
+}
+
+// Orphans returns the entries whose file is not in files (sorted): they
+// can never be checked, so they are as stale as a record that passes.
+func (k KnownFailures) Orphans(files []string) []string {
+	in := map[string]bool{}
+	for _, f := range files {
+		in[f] = true
+	}
+	var out []string
+	for key := range k {
+		if !in[key[:strings.LastIndexByte(key, ':')]] {
+			out = append(out, key)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // WriteKnown writes the list sorted by file (in order) and line.

@@ -265,6 +265,20 @@ SELECT a FROM t WHERE a = 4
 	if len(unexpected) != 0 || len(fixed) != 1 || fixed[0] != 2 {
 		t.Errorf("check: unexpected %v fixed %v", unexpected, fixed)
 	}
+	// -update-known keeps a hand-written reason of a record that still
+	// fails and drops the entry of one that passes.
+	known["f.test:10"] = "needs ONLY_FULL_GROUP_BY off"
+	known.Set("f.test", res)
+	if _, ok := known["f.test:2"]; ok || known["f.test:10"] != "needs ONLY_FULL_GROUP_BY off" {
+		t.Errorf("set kept or lost the wrong entries: %v", known)
+	}
+	known["f.test:10"] = "wrong result"
+	known["f.test:2"] = "was broken"
+	known["gone.test:3"] = "x"
+	if o := known.Orphans([]string{"f.test"}); len(o) != 1 || o[0] != "gone.test:3" {
+		t.Errorf("orphans %v", o)
+	}
+	delete(known, "gone.test:3")
 	delete(known, "f.test:27")
 	if unexpected, _ := known.Check("f.test", res); len(unexpected) != 1 || unexpected[0].Line != 27 {
 		t.Errorf("unlisted failure not reported: %v", unexpected)
