@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -151,6 +152,52 @@ func TestE2EClusterProcesses(t *testing.T) {
 	})
 	if got := queryStrings(t, db, join); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("after the backend came back: %v, want %v", got, want)
+	}
+
+	// A backend that stops answering without closing anything (SIGSTOP:
+	// its sockets stay open) fails the query within 5 s, naming it; once
+	// it runs again it is Alive within 10 s.
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		var n int64
+		errc <- db.QueryRowContext(ctx, long).Scan(&n)
+	}()
+	time.Sleep(300 * time.Millisecond)
+	hungAt := time.Now()
+	if err := bes[2].cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-errc:
+		if err == nil {
+			t.Logf("long query finished before the backend stopped")
+		} else {
+			if took := time.Since(hungAt); took > 5*time.Second {
+				t.Errorf("query failed %v after the backend stopped answering, want < 5s", took)
+			}
+			if !strings.Contains(err.Error(), "backend") {
+				t.Errorf("error does not name the backend: %v", err)
+			}
+			t.Logf("query failed %v after the backend stopped answering: %v", time.Since(hungAt), err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Error("query still running 15 s after its backend stopped answering")
+	}
+	if err := bes[2].cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the resumed backend alive", func() bool {
+		alive := 0
+		for _, r := range queryStrings(t, db, "SHOW BACKENDS") {
+			if r[9] == "true" {
+				alive++
+			}
+		}
+		return alive == 3
+	})
+	if got := queryStrings(t, db, join); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after the backend resumed: %v, want %v", got, want)
 	}
 }
 

@@ -23,10 +23,15 @@ import (
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 )
 
-// HeartbeatInterval is how often the FE pings every backend; a backend that
-// misses one is marked dead at once, so the FE learns of a death within
-// about this long.
+// HeartbeatInterval is how often the FE pings every backend. A backend that
+// refuses or breaks the call is marked dead at once; one that does not
+// answer in time is asked once more and marked dead only if that times
+// out too (about 2 s), so a starved but live process (two loaded cores)
+// does not fail the queries it takes part in.
 const HeartbeatInterval = time.Second
+
+// heartbeatTimeout bounds one ping.
+const heartbeatTimeout = HeartbeatInterval
 
 // Coordinator is the FE's handle on the backends.
 type Coordinator struct {
@@ -98,7 +103,7 @@ func (c *Coordinator) loop() {
 		case <-c.stop:
 			return
 		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), HeartbeatInterval)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*heartbeatTimeout+time.Second)
 			c.Heartbeat(ctx)
 			cancel()
 			c.republish()
@@ -114,11 +119,21 @@ func (c *Coordinator) Heartbeat(ctx context.Context) {
 		go func(b *catalog.Backend) {
 			defer wg.Done()
 			cl, err := c.Client(b.ID)
-			if err == nil {
-				hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			// A ping that only timed out is retried at once: a starved but
+			// live backend gets a second chance, a hung one is dead after
+			// two timeouts in a row.
+			for try := 0; err == nil && try < 2; try++ {
+				hctx, cancel := context.WithTimeout(ctx, heartbeatTimeout)
 				var resp rpc.HeartbeatResp
 				err = cl.Do(hctx, rpc.ActHeartbeat, struct{}{}, &resp)
+				slow := err != nil && hctx.Err() != nil && ctx.Err() == nil
 				cancel()
+				if !slow {
+					break
+				}
+				if try == 0 {
+					err = nil
+				}
 			}
 			if err != nil {
 				c.cat.SetBackendState(b.ID, false, err.Error(), b.LastHeartbeat)

@@ -400,6 +400,12 @@ func (q *query) cancelRemote() {
 		if be == 0 {
 			continue
 		}
+		// A backend marked dead cannot take the call (a hung one would hold
+		// the query's error for the whole timeout); its fragment calls were
+		// cancelled with the query, which it sees if it comes back.
+		if b, ok := q.c.cat.Backend(be); ok && !b.Alive {
+			continue
+		}
 		wg.Add(1)
 		go func(be catalog.BackendID) {
 			defer wg.Done()
