@@ -41,6 +41,11 @@ func TestE2EDecorrelateScalar(t *testing.T) {
 		// Other aggregates are NULL over an empty group.
 		{"SELECT id, (SELECT sum(q) FROM d.i WHERE o.k = i.k), (SELECT min(q) FROM d.i WHERE i.k = o.k) FROM d.o",
 			[]string{"1|36|6", "2|36|6", "3|5|5", "4|NULL|NULL", "5|NULL|NULL", "6|5|5"}},
+		// Under GROUP BY a correlated subquery sees the group keys (join and
+		// per-row Apply alike).
+		{"SELECT k, (SELECT count(*) FROM d.i WHERE i.k = o.k) FROM d.o GROUP BY k", []string{"1|3", "2|2", "3|0", "NULL|0"}},
+		{"SELECT k, sum(v), (SELECT count(*) FROM d.i WHERE i.k < o.k) FROM d.o GROUP BY k",
+			[]string{"1|33|0", "2|9|3", "3|7|5", "NULL|9|0"}},
 		// Q17: an expression over the aggregate, compared with <.
 		{"SELECT id FROM d.o WHERE v < (SELECT 0.2 * sum(q) FROM d.i WHERE i.k = o.k)", []string{"1"}},
 		{"SELECT id FROM d.o WHERE v >= (SELECT 0.2 * sum(q) FROM d.i WHERE i.k = o.k)", []string{"2", "3", "6"}},
@@ -83,6 +88,11 @@ func TestE2EDecorrelateScalar(t *testing.T) {
 		plan = append(plan, r[0])
 	}
 	text := strings.Join(plan, "\n")
+	// A subquery under GROUP BY may not read an ungrouped outer column.
+	if _, err := db.Exec("SELECT k, (SELECT count(*) FROM d.i WHERE i.k < o.v) FROM d.o GROUP BY k"); err == nil ||
+		!strings.Contains(err.Error(), "1055") {
+		t.Errorf("ungrouped outer column in a subquery under GROUP BY: %v, want 1055", err)
+	}
 	for _, want := range []string{"LEFT OUTER JOIN", "group by: `i`.`k`", "sum(`i`.`q`)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("EXPLAIN lacks %q:\n%s", want, text)

@@ -102,6 +102,11 @@ type scope struct {
 	outer  *scope
 	// corr collects the outer columns this scope's query referenced.
 	corr map[logical.ColumnID]logical.Column
+	// post (a grouped query's FROM scope, while its select list, HAVING
+	// and ORDER BY are bound): a subquery there runs after the
+	// aggregation, so its references to this scope mean the group keys'
+	// outputs, and any other column is MySQL's 1055.
+	post *aggCtx
 }
 
 func (s *scope) find(qual, name string) ([]logical.Column, error) {
@@ -130,6 +135,16 @@ func (s *scope) lookup(qual, name string) (logical.Column, error) {
 			continue
 		case 1:
 			if sc != s {
+				if ac := sc.post; ac != nil {
+					i, ok := ac.groupKey[found[0].Ref().String()]
+					if !ok {
+						if ac.grouped {
+							return logical.Column{}, sqlerr.WrongFieldWithGrp.New(1, full)
+						}
+						return logical.Column{}, sqlerr.MixOfGroupFunc.New(1, full)
+					}
+					found[0] = ac.groupCols[i]
+				}
 				// A correlated reference: every scope between records it.
 				for x := s; x != sc; x = x.outer {
 					if x.corr == nil {

@@ -94,6 +94,10 @@ func (b *Binder) bindSelect(sel *sqlparser.Select, outer *scope) (*Query, error)
 	var postApplies []*logical.Apply
 	b.applies = &postApplies
 	defer func() { b.applies = nil }()
+	if ac != nil {
+		fromScope.post = ac
+		defer func() { fromScope.post = nil }()
+	}
 
 	// The select list.
 	fromScope.clause = "field list"
