@@ -33,8 +33,8 @@ type rowsetWriter struct {
 	// segBytes is the last segment's encoded size: the next segment's
 	// Pebble batch is allocated at about that size instead of growing.
 	segBytes int
-	chunks  [][]chunk // per column, reused
-	done    bool      // published, aborted or installed: no more writes
+	chunks   [][]chunk // per column, reused
+	done     bool      // published, aborted or installed: no more writes
 }
 
 func newRowsetWriter(s *Store, tab *tablet, id rowsetID, marker []byte) *rowsetWriter {
