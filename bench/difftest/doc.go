@@ -14,7 +14,6 @@
 // variant, and the join queries again in a session with bucket shuffle
 // disabled) on both and compares the normalized rows (engine.Compare).
 //
-// Dialect gaps the generator writes around: the parser rejects NULLS FIRST/LAST,
-// CAST(x AS VARCHAR) and CAST(x AS BIGINT), so the dorisgo dialect writes
-// CHAR and SIGNED and DuckDB is told MySQL's NULL order explicitly.
+// Dialect gaps the generator writes around: the parser rejects NULLS
+// FIRST/LAST, so DuckDB is told MySQL's NULL order explicitly.
 package difftest

@@ -145,7 +145,7 @@ func (g *gen) value(t typ, al string, depth int) ex {
 		case 1:
 			return mk(tBig, "(%s - %s)", g.col(al, "b"), g.intConst(0, 100))
 		case 2:
-			return mk2(tBig, "CAST(%s AS SIGNED)", "CAST(%s AS BIGINT)", sub(tInt))
+			return mk(tBig, "CAST(%s AS BIGINT)", sub(tInt)) // Doris spelling; MySQL's SIGNED works too
 		default:
 			return mk(tBig, "COALESCE(%s, %s)", g.col(al, "b"), g.constant(tBig))
 		}
@@ -164,7 +164,7 @@ func (g *gen) value(t typ, al string, depth int) ex {
 		case 4:
 			return mk(tStr, "REPLACE(%s, 'a', 'xy')", sub(tStr))
 		case 5:
-			return mk2(tStr, "CAST(%s AS CHAR)", "CAST(%s AS VARCHAR)", sub(pick(g, []typ{tInt, tBig, tDate})))
+			return mk(tStr, "CAST(%s AS VARCHAR)", sub(pick(g, []typ{tInt, tBig, tDate})))
 		case 6:
 			return mk(tStr, "COALESCE(%s, 'none')", sub(tStr))
 		case 7:

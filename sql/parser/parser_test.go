@@ -219,6 +219,26 @@ func TestRollupRewrite(t *testing.T) {
 	}
 }
 
+// Doris's CAST targets vitess lacks become MySQL's: BIGINT/INT/… SIGNED,
+// VARCHAR/STRING/TEXT CHAR; a CAST's AS only, never an alias; an error
+// after a widened type still points at the user's text.
+func TestCastTypeRewrite(t *testing.T) {
+	for in, want := range map[string]string{
+		"SELECT CAST(a AS BIGINT), CAST(b AS int) FROM t":                      "select CAST(a as SIGNED), CAST(b as SIGNED) from t",
+		"SELECT CAST(a AS VARCHAR(10)), CAST(CAST(b AS STRING) AS TEXT) x":     "select CAST(a as CHAR(10)), CAST(CAST(b as CHAR) as CHAR) x",
+		"SELECT CAST((a + 1) AS TINYINT) AS v FROM t WHERE CAST(s AS INT) > 1": "select CAST((a + 1) as SIGNED) v from t where CAST(s as SIGNED) > 1",
+	} {
+		if got := sqlparser.String(vitessAST(t, in)); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", in, got, want)
+		}
+	}
+	_, err := ParseOne("SELECT CAST(a AS INT) FROM t WHERE ) x")
+	e := sqlerr.As(err)
+	if e == nil || e.Code != 1064 || !strings.Contains(e.Message, "near ') x'") {
+		t.Errorf("error after a rewritten CAST: %v", err)
+	}
+}
+
 func TestSplit(t *testing.T) {
 	for _, tc := range []struct {
 		sql  string

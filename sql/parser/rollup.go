@@ -5,6 +5,8 @@ import (
 	"strings"
 )
 
+// The same pass rewrites Doris's CAST target types (castTypes).
+//
 // vitess rejects MySQL's "GROUP BY a, b WITH ROLLUP" and Doris's
 // "GROUP BY CUBE(a, b)" and "GROUP BY GROUPING SETS ((a, b), ())", but it
 // parses a generic function call, so the text is rewritten into calls the
@@ -42,6 +44,18 @@ func rewriteRollup(s string) (string, []insertion) {
 			}
 		case toks[i].is("CUBE") && toks[i+1].isP("(") && i > 0 && (toks[i-1].isP(",") || toks[i-1].is("BY")):
 			ins = append(ins, insertion{toks[i].pos, "`"}, insertion{toks[i].end, "`"})
+		case toks[i].is("AS") && castTypes[toks[i+1].upper()] != "" && inCast(toks, i):
+			// Doris's CAST(x AS BIGINT / INT / VARCHAR(n) / STRING …) in
+			// the MySQL spelling vitess knows: SIGNED or CHAR.
+			t := toks[i+1]
+			to := castTypes[t.upper()]
+			n := t.end - t.pos
+			if len(to) <= n {
+				copy(b[t.pos:t.end], to+strings.Repeat(" ", n-len(to)))
+			} else {
+				copy(b[t.pos:t.end], to[:n])
+				ins = append(ins, insertion{t.end, to[n:]})
+			}
 		case toks[i].is("GROUPING") && toks[i+1].is("SETS") && i+2 < len(toks) && toks[i+2].isP("("):
 			name := "GROUPING_SETS"
 			copy(b[toks[i].pos:toks[i+1].end], name+strings.Repeat(" ", toks[i+1].end-toks[i].pos-len(name)))
@@ -124,4 +138,30 @@ func mapBack(pos int, ins []insertion) int {
 		shift += len(in.text)
 	}
 	return pos - shift
+}
+
+// castTypes maps Doris's CAST target types vitess does not parse to the
+// MySQL ones with the same meaning here (the binder's SIGNED is BIGINT,
+// CHAR is VARCHAR/STRING).
+var castTypes = map[string]string{
+	"BIGINT": "SIGNED", "INT": "SIGNED", "INTEGER": "SIGNED", "SMALLINT": "SIGNED", "TINYINT": "SIGNED",
+	"VARCHAR": "CHAR", "STRING": "CHAR", "TEXT": "CHAR",
+}
+
+// inCast reports whether the AS at toks[i] is CAST's: the nearest
+// unclosed "(" before it follows CAST.
+func inCast(toks []token, i int) bool {
+	depth := 0
+	for j := i - 1; j > 0; j-- {
+		switch {
+		case toks[j].isP(")"):
+			depth++
+		case toks[j].isP("("):
+			if depth == 0 {
+				return toks[j-1].is("CAST")
+			}
+			depth--
+		}
+	}
+	return false
 }
