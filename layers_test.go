@@ -31,6 +31,8 @@ var rules = []rule{
 	{"planner/bind", []string{"planner/logical", "catalog", "storage", "sql/"}, []string{"github.com/dolthub/vitess/"}},
 	{"planner/", []string{"planner/", "catalog", "storage", "sql/"}, []string{arrow}},
 	{"execution/coord", []string{"execution/", "planner/fragment", "catalog", "storage", "sql/types", "sql/sqlerr", "sql/expr", "sql/eval"}, []string{arrow, "google.golang.org/grpc"}},
+	// A backend exports its own Prometheus series (doris_be_*).
+	{"execution/be", []string{"execution/", "planner/fragment", "storage", "sql/types", "sql/sqlerr", "sql/expr", "sql/eval"}, []string{arrow, "google.golang.org/grpc", "github.com/prometheus/"}},
 	{"execution/", []string{"execution/", "planner/fragment", "storage", "sql/types", "sql/sqlerr", "sql/expr", "sql/eval"}, []string{arrow, "google.golang.org/grpc", "github.com/cockroachdb/swiss"}},
 	{"server/wire", []string{"sql/types", "sql/sqlerr"}, []string{"github.com/go-mysql-org/go-mysql/", arrow}},
 	{"server/slt", []string{""}, []string{"github.com/go-sql-driver/mysql"}},
