@@ -14,6 +14,6 @@
 // variant, and the join queries again in a session with bucket shuffle
 // disabled) on both and compares the normalized rows (engine.Compare).
 //
-// Dialect gaps the generator writes around: the parser rejects NULLS
-// FIRST/LAST, so DuckDB is told MySQL's NULL order explicitly.
+// Dialects: DuckDB's default NULL order differs from MySQL's, so DuckDB is
+// told MySQL's order explicitly (NULLS FIRST ascending, LAST descending).
 package difftest

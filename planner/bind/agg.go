@@ -268,15 +268,15 @@ func (b *Binder) bindWindowCall(n *sqlparser.FuncExpr, s *scope) (expr.Expr, err
 		call.PartitionBy = append(call.PartitionBy, x)
 	}
 	for _, o := range over.OrderBy {
-		x, err := b.bindExpr(o.Expr, s)
+		oe, desc, nf := orderItem(o)
+		x, err := b.bindExpr(oe, s)
 		if err != nil {
 			return nil, err
 		}
 		if x, err = post(x); err != nil {
 			return nil, err
 		}
-		desc := strings.EqualFold(o.Direction, sqlparser.DescScr)
-		call.OrderBy = append(call.OrderBy, logical.SortKey{Expr: x, Desc: desc, NullsFirst: !desc})
+		call.OrderBy = append(call.OrderBy, logical.SortKey{Expr: x, Desc: desc, NullsFirst: nf})
 	}
 	if f := over.Frame; f != nil {
 		fr, err := bindFrame(f)

@@ -7,6 +7,7 @@ import (
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/dorisgo/dorisgo/planner/logical"
+	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 )
@@ -122,20 +123,21 @@ func (b *Binder) bindSelect(sel *sqlparser.Select, outer *scope) (*Query, error)
 	// expressions are computed as hidden columns.
 	fromScope.clause = "order clause"
 	type orderKey struct {
-		item   int // select item, or -1
-		hidden expr.Expr
-		desc   bool
+		item       int // select item, or -1
+		hidden     expr.Expr
+		desc       bool
+		nullsFirst bool
 	}
 	var okeys []orderKey
 	for _, o := range sel.OrderBy {
-		desc := strings.EqualFold(o.Direction, sqlparser.DescScr)
-		if i, ok, err := selectRef(o.Expr, items); err != nil {
+		oe, desc, nf := orderItem(o)
+		if i, ok, err := selectRef(oe, items); err != nil {
 			return nil, err
 		} else if ok {
-			okeys = append(okeys, orderKey{item: i, desc: desc})
+			okeys = append(okeys, orderKey{item: i, desc: desc, nullsFirst: nf})
 			continue
 		}
-		x, err := b.bindPost(o.Expr, fromScope, ac, wc, items)
+		x, err := b.bindPost(oe, fromScope, ac, wc, items)
 		if err != nil {
 			return nil, err
 		}
@@ -148,9 +150,9 @@ func (b *Binder) bindSelect(sel *sqlparser.Select, outer *scope) (*Query, error)
 			}
 		}
 		if found >= 0 {
-			okeys = append(okeys, orderKey{item: found, desc: desc})
+			okeys = append(okeys, orderKey{item: found, desc: desc, nullsFirst: nf})
 		} else {
-			okeys = append(okeys, orderKey{item: -1, hidden: x, desc: desc})
+			okeys = append(okeys, orderKey{item: -1, hidden: x, desc: desc, nullsFirst: nf})
 		}
 	}
 
@@ -191,7 +193,7 @@ func (b *Binder) bindSelect(sel *sqlparser.Select, outer *scope) (*Query, error)
 			cols = append(cols, c)
 			ref = c.Ref()
 		}
-		sortKeys = append(sortKeys, logical.SortKey{Expr: ref, Desc: k.desc, NullsFirst: !k.desc})
+		sortKeys = append(sortKeys, logical.SortKey{Expr: ref, Desc: k.desc, NullsFirst: k.nullsFirst})
 	}
 	plan = &logical.Project{Input: plan, Exprs: exprs, Cols: cols}
 	if sel.QueryOpts.Distinct {
@@ -480,4 +482,23 @@ func containsWindow(e sqlparser.Expr) bool {
 		return !found, nil
 	}, e)
 	return found
+}
+
+// orderItem reads one ORDER BY item: its expression (unwrapped from the
+// parser's NULLS FIRST/LAST marker), direction and NULL placement (MySQL's
+// default: NULLs first ascending, last descending).
+func orderItem(o *sqlparser.Order) (e sqlparser.Expr, desc, nullsFirst bool) {
+	e, desc = o.Expr, strings.EqualFold(o.Direction, sqlparser.DescScr)
+	nullsFirst = !desc
+	if f, ok := e.(*sqlparser.FuncExpr); ok && len(f.Exprs) == 1 {
+		if ae, ok := f.Exprs[0].(*sqlparser.AliasedExpr); ok {
+			switch f.Name.Lowered() {
+			case parser.NullsFirstFn:
+				return ae.Expr, desc, true
+			case parser.NullsLastFn:
+				return ae.Expr, desc, false
+			}
+		}
+	}
+	return e, desc, nullsFirst
 }

@@ -61,7 +61,8 @@ func (b *Binder) bindSetOp(n *sqlparser.SetOp, outer *scope) (*Query, error) {
 		var keys []logical.SortKey
 		for _, o := range n.OrderBy {
 			idx := -1
-			switch e := o.Expr.(type) {
+			oe, desc, nf := orderItem(o)
+			switch e := oe.(type) {
 			case *sqlparser.SQLVal:
 				items := make([]selectItem, len(outs))
 				for i := range outs {
@@ -83,10 +84,9 @@ func (b *Binder) bindSetOp(n *sqlparser.SetOp, outer *scope) (*Query, error) {
 				}
 			}
 			if idx < 0 {
-				return nil, sqlerr.BadField.New(sqlparser.String(o.Expr), "order clause")
+				return nil, sqlerr.BadField.New(sqlparser.String(oe), "order clause")
 			}
-			desc := strings.EqualFold(o.Direction, sqlparser.DescScr)
-			keys = append(keys, logical.SortKey{Expr: op.Cols[idx].Ref(), Desc: desc, NullsFirst: !desc})
+			keys = append(keys, logical.SortKey{Expr: op.Cols[idx].Ref(), Desc: desc, NullsFirst: nf})
 		}
 		plan = &logical.Sort{Input: plan, Keys: keys}
 	}

@@ -239,6 +239,21 @@ func TestCastTypeRewrite(t *testing.T) {
 	}
 }
 
+// ORDER BY … NULLS FIRST/LAST (Doris, SQL standard) becomes a marker call
+// around the item's expression, in ORDER BY, window ORDER BY and set
+// operations, keeping ASC/DESC.
+func TestNullsOrderRewrite(t *testing.T) {
+	for in, want := range map[string]string{
+		"SELECT a FROM t ORDER BY a NULLS LAST, b + 1 DESC NULLS FIRST":                    "select a from t order by __nulls_last(a) asc, __nulls_first(b + 1) desc",
+		"SELECT row_number() OVER (PARTITION BY a ORDER BY f(b, c) ASC NULLS LAST) FROM t": "select row_number() over (partition by a order by __nulls_last(f(b, c)) asc) from t",
+		"SELECT a FROM t UNION SELECT b FROM u ORDER BY 1 DESC NULLS LAST":                 "select a from t union select b from u order by __nulls_last(1) desc",
+	} {
+		if got := sqlparser.String(vitessAST(t, in)); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", in, got, want)
+		}
+	}
+}
+
 func TestSplit(t *testing.T) {
 	for _, tc := range []struct {
 		sql  string

@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// The same pass rewrites Doris's CAST target types (castTypes).
+// The same pass rewrites Doris's CAST target types (castTypes) and ORDER BY
+// items' NULLS FIRST / NULLS LAST (NullsFirstFn, NullsLastFn).
 //
 // vitess rejects MySQL's "GROUP BY a, b WITH ROLLUP" and Doris's
 // "GROUP BY CUBE(a, b)" and "GROUP BY GROUPING SETS ((a, b), ())", but it
@@ -55,6 +56,23 @@ func rewriteRollup(s string) (string, []insertion) {
 			} else {
 				copy(b[t.pos:t.end], to[:n])
 				ins = append(ins, insertion{t.end, to[n:]})
+			}
+		case toks[i].is("NULLS") && (toks[i+1].is("FIRST") || toks[i+1].is("LAST")):
+			// ORDER BY e [ASC|DESC] NULLS FIRST → `__nulls_first`(e) [ASC|DESC]:
+			// vitess has no NULLS clause; the binder unwraps the marker.
+			if start, ok := orderItemStart(toks, i); ok {
+				end := toks[i].pos
+				if d := toks[i-1]; d.is("ASC") || d.is("DESC") {
+					end = d.pos
+				}
+				fn := "`" + NullsFirstFn + "`("
+				if toks[i+1].is("LAST") {
+					fn = "`" + NullsLastFn + "`("
+				}
+				ins = append(ins, insertion{start, fn}, insertion{end, ")"})
+				for k := toks[i].pos; k < toks[i+1].end; k++ {
+					b[k] = ' '
+				}
 			}
 		case toks[i].is("GROUPING") && toks[i+1].is("SETS") && i+2 < len(toks) && toks[i+2].isP("("):
 			name := "GROUPING_SETS"
@@ -164,4 +182,34 @@ func inCast(toks []token, i int) bool {
 		}
 	}
 	return false
+}
+
+// NullsFirstFn and NullsLastFn wrap an ORDER BY expression written with
+// NULLS FIRST / NULLS LAST (the binder unwraps them).
+const (
+	NullsFirstFn = "__nulls_first"
+	NullsLastFn  = "__nulls_last"
+)
+
+// orderItemStart finds where the ORDER BY item ending before toks[i]
+// starts: after the nearest "," or BY at the same parenthesis level.
+func orderItemStart(toks []token, i int) (int, bool) {
+	depth := 0
+	for j := i - 1; j > 0; j-- {
+		switch t := toks[j]; {
+		case t.isP(")"):
+			depth++
+		case t.isP("("):
+			if depth == 0 {
+				return 0, false
+			}
+			depth--
+		case depth == 0 && (t.isP(",") || t.is("BY")):
+			if j+1 >= i {
+				return 0, false
+			}
+			return toks[j+1].pos, true
+		}
+	}
+	return 0, false
 }
