@@ -278,12 +278,11 @@ func (d *distPlanner) emitAgg(p *planner, n *pnode, kids []*fragment.Node) (*fra
 		// Merge: groups and partial states are the exchange's columns.
 		spec.Groups = fragment.Exs(mustRemap(p, colRefs(a.l.GroupCols), in))
 		for i, c := range a.l.Aggs {
-			pc := a.merge.partial[i]
-			arg, err := p.remap(pc.Ref(), in)
+			args, err := p.remapAll(colRefs(a.merge.partial[i]), in)
 			if err != nil {
 				return nil, err
 			}
-			spec.Aggs = append(spec.Aggs, fragment.AggCall{Fn: c.Fn, Args: []fragment.Ex{{Expr: arg}}, ArgType: argType(c),
+			spec.Aggs = append(spec.Aggs, fragment.AggCall{Fn: c.Fn, Args: fragment.Exs(args), ArgType: argType(c),
 				Distinct: c.Distinct, Separator: c.Separator})
 		}
 	} else {

@@ -5,6 +5,7 @@ import (
 	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/planner/props"
 	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/types"
 )
 
 // EnforceDistribution is the only code that creates exchanges (and the
@@ -127,8 +128,22 @@ func splittable(a logical.AggCall) bool {
 	switch a.Fn {
 	case "count", "sum", "min", "max", "any_value":
 		return true
+	case "avg":
+		_, err := expr.AggStateTypes(a.Fn, argType(a), false)
+		return err == nil
 	}
 	return false
+}
+
+// partialTypes are the columns a split call's partial state takes: its
+// result type, or for AVG its sum and count (expr.AggStateTypes).
+func partialTypes(c logical.AggCall) []types.T {
+	if c.Fn == "avg" {
+		if ts, err := expr.AggStateTypes(c.Fn, argType(c), false); err == nil {
+			return ts
+		}
+	}
+	return []types.T{c.Col.T}
 }
 
 // enforceAgg plans one aggregation: in place (update finalize) when the
@@ -172,10 +187,14 @@ func (d *distPlanner) enforceAgg(n *pnode) *pnode {
 	n.del = in.del
 	partialCols := append([]logical.Column{}, a.GroupCols...)
 	for _, c := range a.Aggs {
-		pc := d.newCol(c.Col.Name, c.Col.T, true)
-		d.subst[pc.ID] = d.subst[c.Col.ID]
-		n.agg.partial = append(n.agg.partial, pc)
-		partialCols = append(partialCols, pc)
+		var cols []logical.Column
+		for _, t := range partialTypes(c) {
+			pc := d.newCol(c.Col.Name, t, true)
+			d.subst[pc.ID] = d.subst[c.Col.ID]
+			cols = append(cols, pc)
+		}
+		n.agg.partial = append(n.agg.partial, cols)
+		partialCols = append(partialCols, cols...)
 	}
 	n.cols = partialCols
 	gids := make([]logical.ColumnID, len(a.GroupCols))

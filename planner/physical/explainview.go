@@ -182,7 +182,7 @@ func (n *pnode) Explain(w *explain.Writer) {
 		for i, c := range a.l.Aggs {
 			s := d.show(c.Col.Ref())
 			if a.merge != nil {
-				s = strings.SplitN(c.Fn, " ", 2)[0] + "(" + d.show(a.merge.partial[i].Ref()) + ")"
+				s = strings.SplitN(c.Fn, " ", 2)[0] + "(" + d.show(a.merge.partial[i][0].Ref()) + ")" // AVG: its sum stands for the state
 			}
 			outs = append(outs, s)
 		}

@@ -82,8 +82,9 @@ type aggOp struct {
 	l      *logical.Aggregate
 	having []expr.Expr
 	phase  fragment.AggPhase
-	// partial are the intermediate columns of update serialize (one per call).
-	partial []logical.Column
+	// partial are the intermediate columns of update serialize, per call
+	// (AVG has two: its sum and its count).
+	partial [][]logical.Column
 	// merge: this node merges the partial node's output.
 	merge *aggOp
 }

@@ -110,8 +110,10 @@ func (v *trinoView) symbols() {
 			for _, c := range a.l.Aggs {
 				v.alloc(c.Col.ID, c.Fn)
 			}
-			for i, pc := range a.partial {
-				v.alloc(pc.ID, a.l.Aggs[i].Fn)
+			for i, pcs := range a.partial {
+				for _, pc := range pcs {
+					v.alloc(pc.ID, a.l.Aggs[i].Fn)
+				}
 			}
 		case opWindow:
 			for _, c := range n.window.Calls {
@@ -148,7 +150,9 @@ func (n *pnode) refs() []expr.Expr {
 		a := n.agg
 		if a.merge != nil {
 			out = append(out, colRefs(a.l.GroupCols)...)
-			out = append(out, colRefs(a.merge.partial)...)
+			for _, pcs := range a.merge.partial {
+				out = append(out, colRefs(pcs)...)
+			}
 		} else {
 			out = append(out, a.l.Groups...)
 			for _, c := range a.l.Aggs {
@@ -534,9 +538,9 @@ func (v *trinoView) agg(n *pnode, t *explain.TrinoNode) *explain.TrinoNode {
 	for i, c := range a.l.Aggs {
 		switch {
 		case a.merge != nil:
-			t.Details = append(t.Details, v.symOf(c.Col.ID)+" := "+v.call(c.Fn, colRefs(a.merge.partial[i:i+1]), false))
+			t.Details = append(t.Details, v.symOf(c.Col.ID)+" := "+v.call(c.Fn, colRefs(a.merge.partial[i]), false))
 		case a.phase == fragment.AggUpdateSerialize:
-			t.Details = append(t.Details, v.symOf(a.partial[i].ID)+" := "+v.call(c.Fn, c.Args, c.Distinct))
+			t.Details = append(t.Details, v.symOf(a.partial[i][0].ID)+" := "+v.call(c.Fn, c.Args, c.Distinct))
 		default:
 			t.Details = append(t.Details, v.symOf(c.Col.ID)+" := "+v.call(c.Fn, c.Args, c.Distinct))
 		}
