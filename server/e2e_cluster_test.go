@@ -141,15 +141,7 @@ func TestE2EClusterProcesses(t *testing.T) {
 	}
 	// Restarted on the same port and data dir, it is Alive again within 10 s.
 	bes[1] = restartBE(t, bes[1])
-	waitFor(t, 10*time.Second, "the restarted backend alive", func() bool {
-		alive := 0
-		for _, r := range queryStrings(t, db, "SHOW BACKENDS") {
-			if r[9] == "true" {
-				alive++
-			}
-		}
-		return alive == 3
-	})
+	waitBackendsAliveWithin(t, db, 3, 10*time.Second) // restarted backend is Alive again within 10 s
 	if got := queryStrings(t, db, join); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("after the backend came back: %v, want %v", got, want)
 	}
@@ -187,15 +179,7 @@ func TestE2EClusterProcesses(t *testing.T) {
 	if err := bes[2].cmd.Process.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the resumed backend alive", func() bool {
-		alive := 0
-		for _, r := range queryStrings(t, db, "SHOW BACKENDS") {
-			if r[9] == "true" {
-				alive++
-			}
-		}
-		return alive == 3
-	})
+	waitBackendsAliveWithin(t, db, 3, 10*time.Second) // resumed backend is Alive again within 10 s
 	if got := queryStrings(t, db, join); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("after the backend resumed: %v, want %v", got, want)
 	}

@@ -255,7 +255,13 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 // waitBackendsAlive waits until SHOW BACKENDS lists n backends, all Alive.
 func waitBackendsAlive(t *testing.T, db *sql.DB, n int) {
 	t.Helper()
-	waitFor(t, 20*time.Second, "all backends Alive", func() bool {
+	waitBackendsAliveWithin(t, db, n, 20*time.Second)
+}
+
+// waitBackendsAliveWithin waits until SHOW BACKENDS lists n backends, all Alive.
+func waitBackendsAliveWithin(t *testing.T, db *sql.DB, n int, d time.Duration) {
+	t.Helper()
+	waitFor(t, d, "all backends Alive", func() bool {
 		rows, err := queryStringsErr(db, "SHOW BACKENDS")
 		if err != nil || len(rows) != n {
 			return false

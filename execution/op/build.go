@@ -73,18 +73,16 @@ func Build(env *Env, n *fragment.Node, src *Sources) (Operator, error) {
 		return src.Exchange(n)
 	case fragment.KindHashJoin:
 		j := n.Join
+		spec := HashJoinSpec{Type: JoinType(j.Type), LeftKeys: fragment.Unwrap(j.LeftKeys), RightKeys: fragment.Unwrap(j.RightKeys),
+			NullSafe: j.NullSafe, Other: fragment.Unwrap(j.Other), Output: n.Output, Mem: env.Tracker}
 		if j.Algorithm == fragment.AlgoSortMerge {
 			// The sorts are added here, not as plan nodes: they belong to the
 			// algorithm (Doris EXPLAIN has no node for them), they must sit
 			// on each instance right above its inputs (after any exchange),
 			// and their order must be the merge's own (MergeJoinSortKeys).
-			return NewSortMergeJoin(env, children[0], children[1], MergeJoinSpec{Type: JoinType(j.Type),
-				LeftKeys: fragment.Unwrap(j.LeftKeys), RightKeys: fragment.Unwrap(j.RightKeys), NullSafe: j.NullSafe,
-				Other: fragment.Unwrap(j.Other), Output: n.Output, Mem: env.Tracker})
+			return NewSortMergeJoin(env, children[0], children[1], spec)
 		}
-		return NewHashJoin(env, children[0], children[1], HashJoinSpec{Type: JoinType(j.Type),
-			LeftKeys: fragment.Unwrap(j.LeftKeys), RightKeys: fragment.Unwrap(j.RightKeys), NullSafe: j.NullSafe,
-			Other: fragment.Unwrap(j.Other), Output: n.Output, Mem: env.Tracker})
+		return NewHashJoin(env, children[0], children[1], spec)
 	case fragment.KindNestedLoopJoin:
 		j := n.Join
 		t := JoinType(j.Type)

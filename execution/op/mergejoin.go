@@ -12,24 +12,10 @@ import (
 )
 
 // MergeJoinSpec describes a sort-merge equi join (Spark's SortMergeJoinExec,
-// chosen by a MERGE hint). Fields mean what they mean in HashJoinSpec. Both
-// children must arrive sorted by MergeJoinSortKeys of their keys.
-type MergeJoinSpec struct {
-	// Type is any join type but NullAwareLeftAntiJoin and CrossJoin.
-	Type JoinType
-	// LeftKeys[i] is compared with RightKeys[i]; the planner has cast each
-	// pair to one type, so both sides encode alike.
-	LeftKeys, RightKeys []expr.Expr
-	// NullSafe[i] marks a '<=>' key (NULL matches NULL); nil: all '='.
-	NullSafe []bool
-	// Other holds the residual conjuncts over left ++ right columns; they
-	// decide matching, also for outer, semi and anti joins.
-	Other []expr.Expr
-	// Output is as for HashJoinSpec.
-	Output []types.Column
-	// Mem is charged with the buffered key group; nil is unlimited.
-	Mem *MemTracker
-}
+// chosen by a MERGE hint): the hash join's spec, with any join type but
+// NullAwareLeftAntiJoin and CrossJoin, Mem charged with the buffered key
+// group. Both children must arrive sorted by MergeJoinSortKeys of their keys.
+type MergeJoinSpec = HashJoinSpec
 
 // MergeJoinSortKeys is the order a merge join's input must arrive in:
 // ascending on every key with NULLs first, the order Sort gives these keys,

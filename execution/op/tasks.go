@@ -331,7 +331,7 @@ func (b *taskBuilder) sortTasks(n *fragment.Node, in []Operator) ([]Operator, er
 			return nil, err
 		}
 		xs = append(xs, x)
-		sorted = append(sorted, &startTogether{Operator: x.Consumers()[0], all: xs})
+		sorted = append(sorted, &startTogether{Operator: x.Consumers()[0]})
 	}
 	for _, o := range sorted {
 		o.(*startTogether).all = xs
