@@ -95,4 +95,14 @@ func TestE2EMetrics(t *testing.T) {
 	if v := metricValue(after, "doris_be_scan_rows_total"); v < 7 {
 		t.Errorf("scan rows %v, want at least the 7 rows read", v)
 	}
+	// The first scan decoded the columns; the same scan again finds them
+	// all in the column cache.
+	again := httpGet(t, "http://"+s.HTTPAddr()+"/metrics")
+	queryStrings(t, db, "SELECT v, count(*) FROM m.t GROUP BY v")
+	last := httpGet(t, "http://"+s.HTTPAddr()+"/metrics")
+	hits := metricValue(last, "doris_be_column_cache_hits_total") - metricValue(again, "doris_be_column_cache_hits_total")
+	misses := metricValue(last, "doris_be_column_cache_misses_total") - metricValue(again, "doris_be_column_cache_misses_total")
+	if hits <= 0 || misses != 0 {
+		t.Errorf("repeated scan: %v column cache hits, %v misses; want hits only", hits, misses)
+	}
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -114,10 +114,8 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	var total int64
 	res, err := s.coord.Load(ctx, db, t, resp.Label, func(yield func(arrow.Record) error) error {
-		return pipeline(ctx, func(emit func(arrow.Record, int) error) error {
+		return pipeline(ctx, func(emit func(loadWork) error) error {
 			return parser.parse(ctx, body, emit)
-		}, func(rec arrow.Record, firstRow int) (arrow.Record, error) {
-			return toStorage(rec, parser.from, tableTypes(t), firstRow)
 		}, func(rec arrow.Record) error {
 			total += rec.NumRows()
 			return yield(rec)
@@ -159,7 +157,13 @@ type loadParser struct {
 	fileCols   []int
 	stripOuter bool
 	from       []types.Column // all string columns
+	to         []types.Column // the table's columns
+	schema     *arrow.Schema  // of to
 	defaults   []*string
+	// chunkHint is the byte size of the last CSV chunk, to size the next;
+	// strHint[i] that of string column i's bytes in the last typed batch.
+	chunkHint int
+	strHint   []atomic.Int64
 	// dataHint[i]: column i's string bytes in the last batch, so the next
 	// batch's builders are sized once instead of growing (and zeroing)
 	// their buffers step by step.
@@ -200,6 +204,9 @@ func newLoadParser(h http.Header, t *catalog.Table) (*loadParser, error) {
 		p.from = append(p.from, types.Column{Name: c.Name, Type: types.StringT, Nullable: true})
 		p.defaults = append(p.defaults, c.Default)
 	}
+	p.to = tableTypes(t)
+	p.strHint = make([]atomic.Int64, len(t.Columns))
+	p.schema = types.ArrowSchema(p.to)
 	if p.format != "csv" && p.format != "json" {
 		return nil, sqlerr.Doris.New("unsupported format " + p.format)
 	}
@@ -277,26 +284,47 @@ func (b *batch) record() arrow.Record {
 	return rec
 }
 
-func (p *loadParser) parse(ctx context.Context, r io.Reader, emit func(arrow.Record, int) error) error {
+// loadWork turns one parsed piece of the body into a typed batch; the
+// pipeline runs several at once.
+type loadWork func() (arrow.Record, error)
+
+func (p *loadParser) parse(ctx context.Context, r io.Reader, emit func(loadWork) error) error {
 	if p.format == "json" {
 		return p.parseJSON(ctx, r, emit)
 	}
 	return p.parseCSV(ctx, r, emit)
 }
 
-func (p *loadParser) flush(b *batch, emit func(arrow.Record, int) error) error {
+// flush hands a string batch (JSON) to the pipeline, to be cast there.
+func (p *loadParser) flush(b *batch, emit func(loadWork) error) error {
 	rec := b.record()
-	defer rec.Release()
 	if rec.NumRows() == 0 {
+		rec.Release()
 		return nil
 	}
-	return emit(rec, b.first)
+	return emit(func() (arrow.Record, error) {
+		defer rec.Release()
+		return toStorage(rec, p.from, p.to, b.first)
+	})
 }
 
-func (p *loadParser) parseCSV(ctx context.Context, r io.Reader, emit func(arrow.Record, int) error) error {
+// parseCSV cuts the body into chunks of loadBatchRows non-empty lines; the
+// pipeline's workers parse each into a typed batch (parseChunk).
+func (p *loadParser) parseCSV(ctx context.Context, r io.Reader, emit func(loadWork) error) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	row := 1
-	b := p.newBatch(row)
+	chunk := csvChunk{first: row, data: make([]byte, 0, p.chunkHint+p.chunkHint/8+4096)}
+	rows := 0
+	send := func() error {
+		if rows == 0 {
+			return nil
+		}
+		c, n := chunk, rows
+		p.chunkHint = len(c.data)
+		chunk = csvChunk{first: row, data: make([]byte, 0, p.chunkHint+p.chunkHint/8+4096)}
+		rows = 0
+		return emit(func() (arrow.Record, error) { return p.parseChunk(c, n) })
+	}
 	for {
 		line, err := br.ReadSlice(p.lineSep)
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -309,23 +337,22 @@ func (p *loadParser) parseCSV(ctx context.Context, r io.Reader, emit func(arrow.
 			line = full
 		}
 		if len(line) > 0 {
-			line = bytes.TrimSuffix(line, []byte{p.lineSep})
-			if p.lineSep == '\n' {
-				line = bytes.TrimSuffix(line, []byte{'\r'})
+			chunk.data = append(chunk.data, line...)
+			if len(line) == 0 || line[len(line)-1] != p.lineSep {
+				// The last line without a separator: end it, so that
+				// chunks always hold whole lines.
+				chunk.data = append(chunk.data, p.lineSep)
 			}
-			if len(line) > 0 {
-				if err := p.csvRow(b, line, row); err != nil {
-					return err
-				}
+			if !emptyLine(line, p.lineSep) {
+				rows++
 				row++
-				if b.rows == loadBatchRows {
+				if rows == loadBatchRows {
 					if err := ctx.Err(); err != nil {
 						return err
 					}
-					if err := p.flush(b, emit); err != nil {
+					if err := send(); err != nil {
 						return err
 					}
-					b = p.newBatch(row)
 				}
 			}
 		}
@@ -336,44 +363,23 @@ func (p *loadParser) parseCSV(ctx context.Context, r io.Reader, emit func(arrow.
 			return err
 		}
 	}
-	return p.flush(b, emit)
+	return send()
 }
 
-func (p *loadParser) csvRow(b *batch, line []byte, row int) error {
-	n := 0
-	for {
-		i := bytes.Index(line, p.sep)
-		field := line
-		if i >= 0 {
-			field = line[:i]
-		}
-		if n >= len(p.fileCols) {
-			return sqlerr.Doris.New(fmt.Sprintf("too many columns in row %d: expected %d", row, len(p.fileCols)))
-		}
-		ci := p.fileCols[n]
-		if ci >= 0 {
-			// \N is NULL, as in Doris.
-			if len(field) == 2 && field[0] == '\\' && field[1] == 'N' {
-				b.bs[ci].AppendNull()
-			} else {
-				b.bs[ci].BinaryBuilder.Append(field)
-			}
-			b.set[ci] = true
-		}
-		n++
-		if i < 0 {
-			break
-		}
-		line = line[i+len(p.sep):]
+// emptyLine reports whether a line (with its separator, if any) holds
+// nothing once the separator and, for '\n', a '\r' are trimmed.
+func emptyLine(line []byte, sep byte) bool {
+	n := len(line)
+	if n > 0 && line[n-1] == sep {
+		n--
 	}
-	if n != len(p.fileCols) {
-		return sqlerr.Doris.New(fmt.Sprintf("column count mismatch in row %d: expected %d, got %d", row, len(p.fileCols), n))
+	if sep == '\n' && n > 0 && line[n-1] == '\r' {
+		n--
 	}
-	b.endRow()
-	return nil
+	return n == 0
 }
 
-func (p *loadParser) parseJSON(ctx context.Context, r io.Reader, emit func(arrow.Record, int) error) error {
+func (p *loadParser) parseJSON(ctx context.Context, r io.Reader, emit func(loadWork) error) error {
 	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<20))
 	dec.UseNumber()
 	row := 1
@@ -451,35 +457,27 @@ func (p *loadParser) parseJSON(ctx context.Context, r io.Reader, emit func(arrow
 	return p.flush(b, emit)
 }
 
-// loadConverters is how many goroutines convert parsed batches to column
-// types while the parser reads ahead and the caller routes to backends.
+// loadConverters is how many goroutines turn parsed pieces into typed
+// batches while the parser reads ahead and the caller routes to backends.
 const loadConverters = 2
 
-type rawBatch struct {
-	rec      arrow.Record
-	firstRow int
-}
-
-// pipeline runs a load's three stages concurrently: produce (parse the body)
-// feeds convert (typed, checked columns; several workers, since row order
-// within a load does not matter) feeds consume (route to the backends, in
-// the caller's goroutine). The first error stops every stage.
-func pipeline(ctx context.Context, produce func(emit func(arrow.Record, int) error) error,
-	convert func(arrow.Record, int) (arrow.Record, error), consume func(arrow.Record) error) error {
+// pipeline runs a load's three stages concurrently: produce (cut the body
+// into pieces) feeds the workers (typed, checked batches; several, since
+// row order within a load does not matter) feeding consume (route to the
+// backends, in the caller's goroutine). The first error stops every stage.
+func pipeline(ctx context.Context, produce func(emit func(loadWork) error) error, consume func(arrow.Record) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	raw := make(chan rawBatch, 2*loadConverters)
+	raw := make(chan loadWork, 2*loadConverters)
 	typed := make(chan arrow.Record, 2*loadConverters)
 	errc := make(chan error, 2+loadConverters)
 	go func() {
 		defer close(raw)
-		errc <- produce(func(rec arrow.Record, first int) error {
-			rec.Retain()
+		errc <- produce(func(w loadWork) error {
 			select {
-			case raw <- rawBatch{rec, first}:
+			case raw <- w:
 				return nil
 			case <-ctx.Done():
-				rec.Release()
 				return ctx.Err()
 			}
 		})
@@ -489,9 +487,11 @@ func pipeline(ctx context.Context, produce func(emit func(arrow.Record, int) err
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for b := range raw {
-				out, err := convert(b.rec, b.firstRow)
-				b.rec.Release()
+			for w := range raw {
+				if ctx.Err() != nil {
+					continue // drain: a stage failed
+				}
+				out, err := w()
 				if err != nil {
 					errc <- err
 					cancel()

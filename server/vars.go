@@ -43,6 +43,7 @@ var sysVars = map[string]sysVar{
 	"prefer_join_method":                       {kind: vString, def: "broadcast", enum: []string{"broadcast", "shuffle"}},
 	"parallel_pipeline_task_num":               {kind: vInt, def: "0"},
 	"enable_local_shuffle":                     {kind: vBool, def: "true"},
+	"runtime_filter_mode":                      {kind: vString, def: "GLOBAL", enum: []string{"off", "local", "global"}},
 	"exec_mem_limit":                           {kind: vInt, def: "2147483648"},
 	"query_timeout":                            {kind: vInt, def: "900"},
 	"broadcast_hashtable_mem_limit_percentage": {kind: vFloat, def: "0.2"},

@@ -25,10 +25,14 @@ func (s *Store) Compact(id TabletID, upTo Version) error {
 	return s.compact(id, upTo, false)
 }
 
-// compact is Compact; cumulative (the background's choice) leaves out the
-// oldest rowset when it holds more rows than all newer ones together, so
-// frequent small loads do not rewrite a big base rowset each time (Doris'
-// cumulative vs base compaction).
+// compactSmallRows: rowsets below this many rows are what background
+// (cumulative) compaction merges.
+const compactSmallRows = segmentRows / 4
+
+// compact is Compact; cumulative (the background's choice) merges only the
+// newest run of small rowsets, so frequent small loads (single-row
+// INSERTs) are merged while bulk loads and the base rowset are not
+// rewritten each time (Doris' cumulative vs base compaction).
 func (s *Store) compact(id TabletID, upTo Version, cumulative bool) error {
 	t, err := s.tablet(id)
 	if err != nil {
@@ -40,7 +44,7 @@ func (s *Store) compact(id TabletID, upTo Version, cumulative bool) error {
 	t.published = 0
 	s.mu.Unlock()
 
-	it := &scanIter{ctx: context.Background(), s: s, tab: id, schema: t.schema, batch: segmentRows}
+	it := &scanIter{ctx: context.Background(), s: s, tab: id, schema: t.schema, batch: segmentRows, noCache: true}
 	it.snap = s.db.NewSnapshot()
 	defer it.Close()
 	all, err := readRowsets(it.snap, id)
@@ -48,14 +52,16 @@ func (s *Store) compact(id TabletID, upTo Version, cumulative bool) error {
 		return err
 	}
 	in := visibleRowsets(all, upTo)
-	if cumulative && len(in) > 2 {
-		var newer int64
-		for _, m := range in[1:] {
-			newer += m.Rows
+	if cumulative {
+		// Only the newest run of small rowsets: a rowset of a few full
+		// segments costs a scan no more than its parts merged would, so
+		// rewriting bulk loads (and a big base) is work for nothing, and
+		// on a busy backend it competed with the loads themselves.
+		k := len(in)
+		for k > 0 && in[k-1].Rows < compactSmallRows {
+			k--
 		}
-		if in[0].Rows >= newer {
-			in = in[1:]
-		}
+		in = in[k:]
 	}
 	if len(in) <= 1 {
 		return nil

@@ -59,13 +59,14 @@ func TestConcurrentPublishScan(t *testing.T) {
 }
 
 // TestCumulativeCompaction: the background keeps a big base rowset and
-// merges only the small newer ones.
+// merges only the small newer ones; two big rowsets are left alone.
 func TestCumulativeCompaction(t *testing.T) {
 	s := openStore(t)
 	if err := s.CreateTablet(1, intSchema(UniqueKeys, "k", "v")); err != nil {
 		t.Fatal(err)
 	}
-	loadInts(t, s, 1, 1, 2, 1000, func(i int) int64 { return int64(i) }, func(int) int64 { return 0 })
+	const base = compactSmallRows + 100
+	loadInts(t, s, 1, 1, 2, base, func(i int) int64 { return int64(i) }, func(int) int64 { return 0 })
 	for v := int64(3); v < 8; v++ {
 		loadInts(t, s, 1, TxnID(v), Version(v), 1, func(int) int64 { return v }, func(int) int64 { return v })
 	}
@@ -74,11 +75,20 @@ func TestCumulativeCompaction(t *testing.T) {
 	}
 	all, _ := readRowsets(s.db, 1)
 	vis := visibleRowsets(all, 100)
-	if len(vis) != 2 || vis[0].Rows != 1000 || vis[1].Start != 3 || vis[1].End != 7 {
+	if len(vis) != 2 || vis[0].Rows != base || vis[1].Start != 3 || vis[1].End != 7 {
 		t.Fatalf("visible after cumulative compaction: %+v", vis)
 	}
 	got := scanRows(t, s, ScanRequest{Tablet: 1, Version: 7, Columns: []int{0, 1}})
-	if len(got) != 1000 || got[5][1].I != 5 || got[8][1].I != 0 {
+	if len(got) != base || got[5][1].I != 5 || got[8][1].I != 0 {
 		t.Fatalf("got %d rows: %v %v", len(got), got[5], got[8])
+	}
+	// A second big load: nothing small to merge.
+	loadInts(t, s, 1, 8, 8, base, func(i int) int64 { return int64(base + i) }, func(int) int64 { return 1 })
+	if err := s.compact(1, 100, true); err != nil {
+		t.Fatal(err)
+	}
+	all, _ = readRowsets(s.db, 1)
+	if vis := visibleRowsets(all, 100); len(vis) != 3 {
+		t.Fatalf("big rowsets were merged: %+v", vis)
 	}
 }

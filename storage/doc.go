@@ -41,10 +41,13 @@
 //
 // Visibility protocol:
 //   - Write buffers rows per (txn, tablet) and writes each full segment in one
-//     unsynced batch together with the 'P' key describing the segments so far.
+//     unsynced batch together with the 'P' key describing the segments so far;
+//     big segments instead go into an sstable that is ingested (ingest.go).
 //   - Prepare writes the remaining rows, marks the 'P' keys prepared and syncs:
-//     the WAL is ordered, so every earlier segment batch is durable too.
-//     Open deletes unprepared 'P' rowsets, so unsynced Writes vanish whole.
+//     the WAL is ordered, so every earlier segment batch is durable too; then
+//     it ingests the rowsets' sstables. Open deletes unprepared 'P' rowsets
+//     (and prepared ones whose last segment is missing), so unsynced Writes
+//     vanish whole.
 //   - Publish deletes 'P' and writes 'R' for every tablet in one synced batch;
 //     a txn without pending data (e.g. already published) is a no-op.
 //   - Scan takes a Pebble snapshot and reads rowsets with End <= version that

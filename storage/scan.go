@@ -164,10 +164,13 @@ type scanIter struct {
 	out    *arrow.Schema
 	batch  int
 	merge  bool // UNIQUE/AGG: read everything, merge once
-	merged bool
-	segs   []segRef
-	cur    arrow.Record
-	pos    int64
+	// noCache: a compaction's read, of rowsets about to be replaced, so
+	// it neither fills nor reads the column cache.
+	noCache bool
+	merged  bool
+	segs    []segRef
+	cur     arrow.Record
+	pos     int64
 }
 
 // plan lists the segments to read, skipping those the zone maps exclude.
@@ -274,6 +277,20 @@ func (it *scanIter) readColumns(seg segRef, cols []int) ([]arrow.Array, error) {
 			arrs[i] = arrs[j]
 			continue
 		}
+		ck := colKey{store: it.s.id, tab: it.tab, rs: seg.rs, seg: int32(seg.seg), col: int32(c)}
+		cc := columnCache()
+		if it.noCache {
+			cc = nil
+		}
+		if cc != nil {
+			if a, ok := cc.GetIfPresent(ck); ok {
+				a.Retain()
+				arrs[i] = a
+				it.s.colHits.Add(1)
+				continue
+			}
+			it.s.colMisses.Add(1)
+		}
 		key = appendDataKey(key[:0], it.tab, seg.rs, seg.seg, c+1)
 		val, closer, err := it.snap.Get(key)
 		if err != nil {
@@ -290,6 +307,10 @@ func (it *scanIter) readColumns(seg segRef, cols []int) ([]arrow.Array, error) {
 		if err != nil {
 			releaseAll(arrs[:i])
 			return nil, err
+		}
+		if cc != nil {
+			a.Retain() // the cache's reference, never released: the GC frees it
+			cc.Set(ck, a)
 		}
 		arrs[i] = a
 	}

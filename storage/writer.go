@@ -13,9 +13,11 @@ const segmentRows = 65536
 
 // rowsetWriter buffers the records of one rowset (a load's pending rowset or
 // a compaction's output) and writes them as segments of segmentRows rows.
-// Each segment is one unsynced Pebble batch holding its column values, its
-// metadata and the rowset's marker key (pending or compaction), so after a
-// crash the marker always describes exactly the segments that survived.
+// A small segment is one unsynced Pebble batch holding its column values,
+// its metadata and the rowset's marker key (pending or compaction), so after
+// a crash the marker always describes exactly the segments that survived.
+// Big segments go into an sstable ingested at flush (ingest.go), after the
+// marker is synced; both kinds may mix within a rowset.
 type rowsetWriter struct {
 	mu      sync.Mutex
 	s       *Store
@@ -35,6 +37,13 @@ type rowsetWriter struct {
 	segBytes int
 	chunks   [][]chunk // per column, reused
 	done     bool      // published, aborted or installed: no more writes
+	// sst is the open sstable of segments not yet ingested (nil: none);
+	// fileBytes counts its encoded bytes and files the files begun.
+	sst       *segFile
+	fileBytes int64
+	files     int
+	// markerSynced: the marker is durable, so ingesting is crash-safe.
+	markerSynced bool
 }
 
 func newRowsetWriter(s *Store, tab *tablet, id rowsetID, marker []byte) *rowsetWriter {
@@ -62,12 +71,26 @@ func (w *rowsetWriter) add(rec arrow.Record) error {
 	return nil
 }
 
-// flush writes the buffered rest as a final (short) segment. Caller holds w.mu.
+// flush writes the buffered rest as a final (short) segment and ingests the
+// open sstable, if any. Caller holds w.mu.
 func (w *rowsetWriter) flush() error {
-	if w.bufRows == 0 {
-		return nil
+	path, err := w.finish()
+	if err != nil || path == "" {
+		return err
 	}
-	return w.writeSegment(w.bufRows)
+	return w.ingest(path)
+}
+
+// finish writes the buffered rest as a final (short) segment and closes
+// the open sstable, if any, returning its path for the caller to ingest.
+// Caller holds w.mu.
+func (w *rowsetWriter) finish() (path string, err error) {
+	if w.bufRows > 0 {
+		if err := w.writeSegment(w.bufRows); err != nil {
+			return "", err
+		}
+	}
+	return w.closeSegFile()
 }
 
 // writeSegment writes the first n buffered rows as segment w.segs.
@@ -94,34 +117,21 @@ func (w *rowsetWriter) writeSegment(n int) error {
 			off = 0
 		}
 	}
-	b := w.s.db.NewBatchWithSize(w.segBytes + w.segBytes/8 + 1024)
-	defer b.Close()
 	meta := segMeta{Rows: n, Zones: make([]zone, len(cols))}
-	var key [25]byte
-	var bytes int64
 	for c, col := range cols {
-		w.scratch = encodeColumn(w.scratch[:0], col.Type.Arrow(), w.chunks[c], n)
-		bytes += int64(len(w.scratch))
-		if err := b.Set(appendDataKey(key[:0], w.tab.id, w.id, w.segs, c+1), w.scratch, nil); err != nil {
-			return err
-		}
 		z := zoneAcc{t: col.Type}
 		for _, ch := range w.chunks[c] {
 			z.add(ch)
 		}
 		meta.Zones[c] = z.zone()
 	}
-	if err := b.Set(dataKey(w.tab.id, w.id, w.segs, segMetaTag), meta.encode(cols), nil); err != nil {
-		return err
+	var err error
+	if w.sst != nil || n*len(cols) >= ingestMinCells {
+		err = w.writeSegmentFile(meta)
+	} else {
+		err = w.writeSegmentBatch(meta)
 	}
-	w.segs++
-	w.rows += int64(n)
-	w.bytes += bytes
-	w.segBytes = int(bytes)
-	if err := b.Set(w.marker, w.markerValue(), nil); err != nil {
-		return err
-	}
-	if err := b.Commit(pebble.NoSync); err != nil {
+	if err != nil {
 		return err
 	}
 	// Drop the records now fully written.
@@ -138,6 +148,72 @@ func (w *rowsetWriter) writeSegment(n int) error {
 	return nil
 }
 
+// writeSegmentBatch writes segment w.segs, described by meta, in one
+// unsynced batch together with the marker.
+func (w *rowsetWriter) writeSegmentBatch(meta segMeta) error {
+	cols := w.tab.schema.Columns
+	b := w.s.db.NewBatchWithSize(w.segBytes + w.segBytes/8 + 1024)
+	defer b.Close()
+	var key [25]byte
+	var bytes int64
+	for c, col := range cols {
+		w.scratch = encodeColumn(w.scratch[:0], col.Type.Arrow(), w.chunks[c], meta.Rows)
+		bytes += int64(len(w.scratch))
+		if err := b.Set(appendDataKey(key[:0], w.tab.id, w.id, w.segs, c+1), w.scratch, nil); err != nil {
+			return err
+		}
+	}
+	if err := b.Set(dataKey(w.tab.id, w.id, w.segs, segMetaTag), meta.encode(cols), nil); err != nil {
+		return err
+	}
+	w.segDone(meta.Rows, bytes)
+	if err := b.Set(w.marker, w.markerValue(), nil); err != nil {
+		return err
+	}
+	return b.Commit(pebble.NoSync)
+}
+
+// writeSegmentFile adds segment w.segs to the rowset's sstable (keys in
+// order: the meta tag 0, then the columns), ingesting the file once big.
+func (w *rowsetWriter) writeSegmentFile(meta segMeta) error {
+	cols := w.tab.schema.Columns
+	if w.sst == nil {
+		if err := w.openSegFile(); err != nil {
+			return err
+		}
+	}
+	var key [25]byte
+	if err := w.sst.w.Set(appendDataKey(key[:0], w.tab.id, w.id, w.segs, segMetaTag), meta.encode(cols)); err != nil {
+		return err
+	}
+	var bytes int64
+	for c, col := range cols {
+		w.scratch = encodeColumn(w.scratch[:0], col.Type.Arrow(), w.chunks[c], meta.Rows)
+		bytes += int64(len(w.scratch))
+		if err := w.sst.w.Set(appendDataKey(key[:0], w.tab.id, w.id, w.segs, c+1), w.scratch); err != nil {
+			return err
+		}
+	}
+	w.segDone(meta.Rows, bytes)
+	w.fileBytes += bytes
+	if w.fileBytes >= ingestFileBytes {
+		path, err := w.closeSegFile()
+		if err != nil {
+			return err
+		}
+		return w.ingest(path)
+	}
+	return nil
+}
+
+// segDone counts a written segment of rows rows and bytes encoded bytes.
+func (w *rowsetWriter) segDone(rows int, bytes int64) {
+	w.segs++
+	w.rows += int64(rows)
+	w.bytes += bytes
+	w.segBytes = int(bytes)
+}
+
 func (w *rowsetWriter) markerValue() []byte {
 	if w.marker[0] == pfxPending {
 		return w.pendingMeta().encode()
@@ -151,5 +227,6 @@ func (w *rowsetWriter) release() {
 		r.Release()
 	}
 	w.buf, w.bufRows, w.bufOff = nil, 0, 0
+	w.dropSegFile()
 	w.done = true
 }

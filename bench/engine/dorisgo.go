@@ -29,6 +29,20 @@ type Dorisgo struct {
 	db        *sql.DB
 	dbName    string
 	Backends  int
+	pids      []int // processes whose peak RSS is reported (ours or -connect's)
+}
+
+// ConnectDorisgo uses an already running dorisgo whose MySQL and HTTP
+// ports are given; pid, when not 0, is the process whose memory is reported.
+func ConnectDorisgo(mysqlPort, httpPort, pid, backends int) (*Dorisgo, error) {
+	d := &Dorisgo{mysqlPort: mysqlPort, httpPort: httpPort, Backends: backends}
+	if pid != 0 {
+		d.pids = []int{pid}
+	}
+	if err := d.connect(""); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // BuildDorisgo compiles ../cmd/dorisgo (run from the bench module) to out.
@@ -225,6 +239,9 @@ func (d *Dorisgo) PeakRSS() []int64 {
 	var out []int64
 	for _, p := range d.procs {
 		out = append(out, vmHWM(p.Process.Pid))
+	}
+	for _, pid := range d.pids {
+		out = append(out, vmHWM(pid))
 	}
 	return out
 }

@@ -4,6 +4,9 @@
 //	dorisgo [standalone] [--data-dir DIR] [--mysql-port 9030] [--http-port 8030] [--backends 3] [--host 127.0.0.1]
 //	dorisgo fe [--data-dir DIR] [--mysql-port 9030] [--http-port 8030] [--host H]
 //	dorisgo be [--data-dir DIR] [--be-port 9060] [--http-port 8040] [--host H]
+//
+// Backends (standalone, be) also take --column-cache-mb (decoded columns,
+// default 512) and --block-cache-mb (Pebble blocks, default 64).
 package main
 
 import (
@@ -13,13 +16,16 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/dorisgo/dorisgo/execution/be"
 	"github.com/dorisgo/dorisgo/server"
+	"github.com/dorisgo/dorisgo/storage"
 )
 
 func main() {
@@ -43,9 +49,13 @@ func run(args []string) error {
 	backends := fs.Int("backends", 3, "embedded backends (standalone)")
 	bePort := fs.Int("be-port", 9060, "gRPC port (be); first embedded backend's port in standalone (0 = any)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	colCache := fs.Int64("column-cache-mb", storage.DefaultColumnCacheBytes>>20, "decoded column cache of the process's backends, MiB (0: off)")
+	blockCache := fs.Int64("block-cache-mb", storage.DefaultBlockCacheBytes>>20, "Pebble block cache of the process's backends, MiB")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	storage.SetColumnCacheBytes(*colCache << 20)
+	storage.SetBlockCacheBytes(*blockCache << 20)
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(*logLevel)); err != nil {
 		return err
@@ -106,19 +116,44 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 }
 
 // tuneGC: the heap of a query engine is mostly short-lived batches, so Go's
-// default (collect at 100% growth) spends much of a query in GC; collect
-// at 200% instead, with a soft limit at half the machine's memory so a big
-// query makes the collector work harder rather than run out. GOGC and
-// GOMEMLIMIT in the environment win.
+// default (collect at 100% growth of the live heap) counts the column
+// cache, long-lived and up to --column-cache-mb, as live: the heap would
+// grow by the cache's size between collections. After every collection the
+// percentage is set so that the next one comes when the heap outside the
+// cache has doubled (200% until the cache fills). A soft limit at half the
+// machine's memory makes the collector work harder rather than run out on
+// a big query. GOGC and GOMEMLIMIT in the environment win.
 func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(200)
-	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		if total := totalMemory(); total > 0 {
 			debug.SetMemoryLimit(total / 2)
 		}
 	}
+	if os.Getenv("GOGC") != "" {
+		return
+	}
+	debug.SetGCPercent(200)
+	runtime.SetFinalizer(&gcSentinel{}, afterGC)
+}
+
+// gcSentinel is garbage whose finalizer runs once per collection.
+type gcSentinel struct{ pct int }
+
+var liveSample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+
+func afterGC(s *gcSentinel) {
+	metrics.Read(liveSample)
+	if liveSample[0].Value.Kind() == metrics.KindUint64 {
+		live := int64(liveSample[0].Value.Uint64())
+		cache := storage.ColumnCacheBytes()
+		work := max(live-cache, 32<<20)
+		pct := int(min(200, max(25, 100*work/(cache+work))))
+		if d := pct - s.pct; d > 5 || d < -5 {
+			debug.SetGCPercent(pct)
+			s.pct = pct
+		}
+	}
+	runtime.SetFinalizer(s, afterGC) // again after the next collection
 }
 
 // totalMemory is MemTotal from /proc/meminfo in bytes (0 if unknown).

@@ -72,8 +72,12 @@ func newMetrics(b *Backend) *metrics {
 	})
 	uptime := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "doris", Subsystem: "be", Name: "uptime_seconds",
 		Help: "Seconds since the backend started."}, func() float64 { return time.Since(b.start).Seconds() })
+	cacheHits := prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: "doris", Subsystem: "be", Name: "column_cache_hits_total",
+		Help: "Segment columns scans found decoded in the column cache."}, func() float64 { h, _ := b.store.ColumnCacheStats(); return float64(h) })
+	cacheMisses := prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: "doris", Subsystem: "be", Name: "column_cache_misses_total",
+		Help: "Segment columns scans read from storage and decoded."}, func() float64 { _, m := b.store.ColumnCacheStats(); return float64(m) })
 	m.collectors = []prometheus.Collector{m.instances, m.tasks, m.instanceTime, m.sentRows, m.sentBytes, m.sentWire,
-		m.sentBlocked, m.recvRows, m.recvBytes, m.recvBlocked, m.operatorRows, running, buffered, uptime}
+		m.sentBlocked, m.recvRows, m.recvBytes, m.recvBlocked, m.operatorRows, running, buffered, uptime, cacheHits, cacheMisses}
 	return m
 }
 

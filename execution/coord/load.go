@@ -3,15 +3,16 @@ package coord
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/execution/rpc"
+	"github.com/dorisgo/dorisgo/sql/eval"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 	"github.com/dorisgo/dorisgo/storage"
@@ -87,23 +88,14 @@ func (l *loader) run(src Source) (*LoadResult, error) {
 	if err := src(func(rec arrow.Record) error { return l.route(rec, schema) }); err != nil {
 		return nil, err
 	}
-	for be, s := range l.streams {
-		if err := s.Close(); err != nil {
-			return nil, l.c.backendErr(be, err)
-		}
-	}
 	// Prepare: every backend fsyncs its pending rowsets.
 	rows := map[storage.TabletID]int64{}
 	bytes := map[storage.TabletID]int64{}
-	for be := range l.streams {
-		cl, err := l.c.Client(be)
-		if err != nil {
-			return nil, err
-		}
-		var resp rpc.PrepareResp
-		if err := cl.Do(l.ctx, rpc.ActPrepare, rpc.TxnReq{Txn: l.txn}, &resp); err != nil {
-			return nil, l.c.backendErr(be, err)
-		}
+	stats, err := l.prepare()
+	if err != nil {
+		return nil, err
+	}
+	for _, resp := range stats {
 		for tb, st := range resp.Stats {
 			// Replicas hold the same rows; count each tablet once.
 			rows[tb] = st.Rows
@@ -142,11 +134,47 @@ func (l *loader) run(src Source) (*LoadResult, error) {
 	return &LoadResult{Txn: l.txn, Rows: l.rows, Bytes: nbytes}, nil
 }
 
+// prepare finishes every backend's load stream and asks the backend to
+// make its rowsets durable, all backends at once: a backend's Prepare
+// writes its tablets' last segments, the bulk of its storage work for a
+// small load.
+func (l *loader) prepare() ([]rpc.PrepareResp, error) {
+	type result struct {
+		resp rpc.PrepareResp
+		err  error
+	}
+	out := make(chan result, len(l.streams))
+	for be, s := range l.streams {
+		go func() {
+			var r result
+			cl, err := l.c.Client(be)
+			if cerr := s.Close(); cerr != nil {
+				r.err = l.c.backendErr(be, cerr)
+			} else if err != nil {
+				r.err = err
+			} else if err := cl.Do(l.ctx, rpc.ActPrepare, rpc.TxnReq{Txn: l.txn}, &r.resp); err != nil {
+				r.err = l.c.backendErr(be, err)
+			}
+			out <- r
+		}()
+	}
+	var resps []rpc.PrepareResp
+	var first error
+	for range l.streams {
+		r := <-out
+		if r.err != nil && first == nil {
+			first = r.err
+		}
+		resps = append(resps, r.resp)
+	}
+	return resps, first
+}
+
 func (l *loader) abort(cause error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for be, s := range l.streams {
-		_ = s // the stream may be broken; aborting on the backend drops what it got
+		s.Abort() // the stream may be broken; aborting on the backend drops what it got
 		if cl, err := l.c.Client(be); err == nil {
 			_ = cl.Do(ctx, rpc.ActAbort, rpc.TxnReq{Txn: l.txn}, nil)
 		}
@@ -196,20 +224,34 @@ func (l *loader) route(rec arrow.Record, schema *arrow.Schema) error {
 			buckets[i] = b
 		}
 	}
-	groups := map[*catalog.Tablet][]int32{}
-	var order []*catalog.Tablet
-	for i := 0; i < n; i++ {
-		p := l.t.Partitions[parts[i]]
-		tb := p.Tablets[buckets[i]]
-		if _, ok := groups[tb]; !ok {
-			order = append(order, tb)
-			l.touched[tb.ID] = p
-		}
-		groups[tb] = append(groups[tb], int32(i))
+	// Group row indexes per tablet (partition × bucket) with a counting
+	// sort: no map, one pass to count and one to place.
+	nb := l.t.Dist.Buckets
+	slot := make([]int32, n)
+	counts := make([]int32, len(l.t.Partitions)*nb+1)
+	for i := range slot {
+		sl := int32(parts[i]*nb + buckets[i])
+		slot[i] = sl
+		counts[sl+1]++
 	}
-	for _, tb := range order {
-		idx := groups[tb]
-		piece, err := take(rec, idx, schema)
+	for i := 1; i < len(counts); i++ {
+		counts[i] += counts[i-1]
+	}
+	idx := make([]int32, n)
+	next := slices.Clone(counts[:len(counts)-1])
+	for i, sl := range slot {
+		idx[next[sl]] = int32(i)
+		next[sl]++
+	}
+	for sl := 0; sl+1 < len(counts); sl++ {
+		lo, hi := counts[sl], counts[sl+1]
+		if lo == hi {
+			continue
+		}
+		p := l.t.Partitions[sl/nb]
+		tb := p.Tablets[sl%nb]
+		l.touched[tb.ID] = p
+		piece, err := take(rec, idx[lo:hi], schema)
 		if err != nil {
 			return err
 		}
@@ -259,14 +301,9 @@ func take(rec arrow.Record, idx []int32, schema *arrow.Schema) (arrow.Record, er
 		}
 		return rec, nil
 	}
-	b := array.NewInt32Builder(memory.DefaultAllocator)
-	b.AppendValues(idx, nil)
-	ind := b.NewArray()
-	b.Release()
-	defer ind.Release()
 	cols := make([]arrow.Array, rec.NumCols())
 	for i := range cols {
-		a, err := compute.TakeArray(context.Background(), rec.Column(i), ind)
+		a, err := eval.Take(memory.DefaultAllocator, rec.Column(i), idx)
 		if err != nil {
 			for _, c := range cols[:i] {
 				c.Release()

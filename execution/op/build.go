@@ -16,6 +16,9 @@ type Sources struct {
 	Tablets map[fragment.NodeID][]fragment.TabletRef
 	// Exchange returns the receiving end of an exchange node.
 	Exchange func(n *fragment.Node) (Operator, error)
+	// Filters are the instance's runtime filters; nil: none are published
+	// or applied.
+	Filters *RuntimeFilters
 }
 
 // Build turns a node tree into an operator tree.
@@ -45,15 +48,19 @@ func Build(env *Env, n *fragment.Node, src *Sources) (Operator, error) {
 		for i, t := range tablets {
 			reqs[i] = storage.ScanRequest{Tablet: t.Tablet, Version: t.Version, Columns: s.Columns, Ranges: s.Ranges}
 		}
-		var o Operator = NewOlapScan(src.Store, reqs, n.Output)
-		if len(s.Conjuncts) > 0 {
-			f, err := NewFilter(env, o, fragment.Unwrap(s.Conjuncts))
-			if err != nil {
-				return nil, err
-			}
-			o = f
+		read := n.Output
+		if s.Keep != nil {
+			read = s.Read
 		}
-		return o, nil
+		var o Operator = NewOlapScan(src.Store, reqs, read)
+		targets := n.RFTarget
+		if src.Filters == nil {
+			targets = nil
+		}
+		if len(s.Conjuncts) == 0 && len(targets) == 0 && s.Keep == nil {
+			return o, nil
+		}
+		return NewScanFilter(env, o, fragment.Unwrap(s.Conjuncts), s.Keep, n.Output, src.Filters, targets)
 	case fragment.KindFilter:
 		return NewFilter(env, children[0], fragment.Unwrap(n.Filter.Conjuncts))
 	case fragment.KindProject:
@@ -82,7 +89,11 @@ func Build(env *Env, n *fragment.Node, src *Sources) (Operator, error) {
 			// and their order must be the merge's own (MergeJoinSortKeys).
 			return NewSortMergeJoin(env, children[0], children[1], spec)
 		}
-		return NewHashJoin(env, children[0], children[1], spec)
+		h, err := NewHashJoin(env, children[0], children[1], spec)
+		if err == nil && src.Filters != nil {
+			h.rfs, h.rfBuild = src.Filters, n.RFBuild
+		}
+		return h, err
 	case fragment.KindNestedLoopJoin:
 		j := n.Join
 		t := JoinType(j.Type)

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
@@ -62,7 +63,16 @@ type HashJoin struct {
 	pRows  int
 	pVals  []uint64 // fixed path: the probe keys' values
 	heads  []int32  // fixed path: each probe row's chain head
+
+	// rfs receives the runtime filters rfBuild lists once the build side
+	// is indexed (nil: publish none, e.g. a task holding part of it).
+	rfs     *RuntimeFilters
+	rfBuild []fragment.RFBuild
 }
+
+// NoRuntimeFilters stops h publishing runtime filters: its build side is
+// not all the instance's (one pipeline task's share of it).
+func (h *HashJoin) NoRuntimeFilters() { h.rfs = nil }
 
 // hashTable indexes a build side: read-only once built, so joins of
 // several pipeline tasks may share one.
@@ -180,6 +190,10 @@ func (h *HashJoin) buildTable(ctx context.Context, right Operator, mem *memCharg
 		}
 	}
 	if len(recs) == 0 {
+		for _, rf := range h.rfBuild {
+			// No build rows: no probe row can match.
+			h.rfs.publish(rf.ID, &RuntimeFilter{empty: true})
+		}
 		return nil
 	}
 	build, err := concatRecords(h.core.env.Mem, right.Schema(), recs)
@@ -193,6 +207,11 @@ func (h *HashJoin) buildTable(ctx context.Context, right Operator, mem *memCharg
 		return err
 	}
 	defer releaseAll(keys)
+	for _, rf := range h.rfBuild {
+		if h.rfs != nil && rf.Key < len(keys) {
+			h.rfs.publish(rf.ID, newRuntimeFilter(keys[rf.Key]))
+		}
+	}
 	h.bits = tableBits(n)
 	h.first = make([]int32, 1<<h.bits)
 	h.bFixed = len(keys) == 1 && fixedWidth(keys[0]) == 8 && keys[0].DataType().ID() != arrow.NULL

@@ -284,6 +284,11 @@ func (b *taskBuilder) tasksOf(n *fragment.Node, in [][]Operator) ([]Operator, er
 			closeAll(out)
 			return nil, err
 		}
+		if j, ok := o.(*profiledOp).Operator.(*HashJoin); ok && tasks > 1 {
+			// Each task builds from its share of the build side: a filter
+			// from one share would drop other tasks' matches.
+			j.NoRuntimeFilters()
+		}
 		out = append(out, o)
 		for i := range in {
 			in[i][t] = nil // owned by o now

@@ -93,35 +93,94 @@ func (c *Client) Do(ctx context.Context, action string, req, resp any) error {
 	return nil
 }
 
-// Loader streams one transaction's rows to one backend.
+// Loader streams one transaction's rows to one backend. Writes are queued
+// and sent by a goroutine of the Loader, so that a caller feeding several
+// backends does not wait for each in turn; a send error is returned by a
+// later Write or by Close.
 type Loader struct {
 	stream flight.FlightService_DoPutClient
 	w      *flight.Writer
 	schema *arrow.Schema
+	cancel context.CancelFunc
+	queue  chan loadItem
+	failed chan struct{} // closed on the first send error (err)
+	sent   chan struct{} // closed when the sender has stopped
+	err    error
 }
+
+type loadItem struct {
+	tablet storage.TabletID
+	rec    arrow.Record
+}
+
+// loadQueue is how many batches a Loader holds before Write blocks.
+const loadQueue = 8
 
 // Load opens a load stream for txn; every batch must have the given schema.
 func (c *Client) Load(ctx context.Context, txn storage.TxnID, schema *arrow.Schema) (*Loader, error) {
+	ctx, cancel := context.WithCancel(ctx)
 	stream, err := c.fc.DoPut(ctx)
 	if err != nil {
+		cancel()
 		return nil, FromStatus(err)
 	}
 	cmd, _ := json.Marshal(PutCmd{Txn: txn})
 	w := flight.NewRecordWriter(stream, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
 	w.SetFlightDescriptor(&flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: cmd})
-	return &Loader{stream: stream, w: w, schema: schema}, nil
+	l := &Loader{stream: stream, w: w, schema: schema, cancel: cancel,
+		queue: make(chan loadItem, loadQueue), failed: make(chan struct{}), sent: make(chan struct{})}
+	go l.send(ctx)
+	return l, nil
 }
 
-// Write sends rows destined for one tablet.
-func (l *Loader) Write(tablet storage.TabletID, rec arrow.Record) error {
-	if err := l.w.WriteWithAppMetadata(rec, []byte(strconv.FormatInt(int64(tablet), 10))); err != nil {
-		return FromStatus(err)
+func (l *Loader) send(ctx context.Context) {
+	defer close(l.sent)
+	var meta []byte
+	for {
+		select {
+		case it, ok := <-l.queue:
+			if !ok {
+				return
+			}
+			if l.err == nil {
+				meta = strconv.AppendInt(meta[:0], int64(it.tablet), 10)
+				if err := l.w.WriteWithAppMetadata(it.rec, meta); err != nil {
+					l.err = FromStatus(err)
+					close(l.failed)
+				}
+			}
+			it.rec.Release()
+		case <-ctx.Done():
+			if l.err == nil {
+				l.err = FromStatus(ctx.Err())
+				close(l.failed)
+			}
+			return
+		}
 	}
-	return nil
 }
 
-// Close finishes the stream and waits for the backend to acknowledge every batch.
+// Write queues rows destined for one tablet (rec is retained until sent).
+func (l *Loader) Write(tablet storage.TabletID, rec arrow.Record) error {
+	rec.Retain()
+	select {
+	case l.queue <- loadItem{tablet, rec}:
+		return nil
+	case <-l.failed:
+		rec.Release()
+		return l.err
+	}
+}
+
+// Close sends what is queued, finishes the stream and waits for the
+// backend to acknowledge every batch.
 func (l *Loader) Close() error {
+	defer l.cancel()
+	close(l.queue)
+	<-l.sent
+	if l.err != nil {
+		return l.err
+	}
 	if err := l.w.Close(); err != nil {
 		return FromStatus(err)
 	}
@@ -137,6 +196,13 @@ func (l *Loader) Close() error {
 			return FromStatus(err)
 		}
 	}
+}
+
+// Abort drops the stream (the backend discards nothing by itself: the
+// transaction's abort does).
+func (l *Loader) Abort() {
+	l.cancel()
+	<-l.sent
 }
 
 // String names the client for errors.

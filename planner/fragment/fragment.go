@@ -120,6 +120,11 @@ type Node struct {
 	// holds one entry per child: what runs between that child's tasks and
 	// this node's. Nil: none planned.
 	LocalExchanges []LocalExchange `json:"local_exchanges,omitempty"`
+
+	// RFBuild (hash joins) lists the runtime filters the join publishes;
+	// RFTarget (scans) those the scan applies (AssignRuntimeFilters).
+	RFBuild  []RFBuild  `json:"rf_build,omitempty"`
+	RFTarget []RFTarget `json:"rf_target,omitempty"`
 }
 
 // TabletRef is one tablet a scan reads, at the version the planner saw.
@@ -142,6 +147,12 @@ type ScanSpec struct {
 	Partitions   int                   `json:"partitions"`       // selected
 	TotalParts   int                   `json:"total_partitions"` // in the table
 	TotalTablets int                   `json:"total_tablets"`
+	// Keep, when set, lists the read columns (indexes into Columns) the scan
+	// outputs once Conjuncts are applied (FoldScanProjections), and Read
+	// describes the read columns (the node's Output describes the kept
+	// ones); nil: the scan outputs what it reads.
+	Keep []int          `json:"keep,omitempty"`
+	Read []types.Column `json:"read,omitempty"`
 }
 
 // FilterSpec keeps rows where every conjunct is TRUE.

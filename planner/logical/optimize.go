@@ -14,7 +14,7 @@ func Optimize(n Node) Node {
 		used[c.ID] = true
 	}
 	collectUsed(n, used)
-	return pruneScans(n, used)
+	return dropFilterOnly(pruneScans(n, used))
 }
 
 // pushFilters moves filter conjuncts as far down as they can go.
@@ -37,6 +37,22 @@ func pushFilters(n Node) Node {
 					j.Left = pushInto(j.Left, []expr.Expr{c})
 				case RefsIn(c, j.Right.Columns()):
 					j.Right = pushInto(j.Right, []expr.Expr{c})
+				default:
+					keep = append(keep, c)
+				}
+			}
+			j.Other = keep
+		} else {
+			// An ON conjunct reading only the side whose rows merely get
+			// matched (right of LEFT OUTER/SEMI/ANTI, left of RIGHT …)
+			// restricts which of its rows can match: they go down too.
+			var keep []expr.Expr
+			for _, c := range j.Other {
+				switch {
+				case matchedOnly(j.Type, false) && hasRef(c) && RefsIn(c, j.Right.Columns()):
+					j.Right = pushInto(j.Right, []expr.Expr{c})
+				case matchedOnly(j.Type, true) && hasRef(c) && RefsIn(c, j.Left.Columns()):
+					j.Left = pushInto(j.Left, []expr.Expr{c})
 				default:
 					keep = append(keep, c)
 				}
@@ -155,6 +171,19 @@ func pushInto(n Node, conds []expr.Expr) Node {
 	return &Filter{Input: n, Conds: conds}
 }
 
+// matchedOnly: the join's left (left) or right side only supplies matches,
+// it is never preserved or output on its own.
+func matchedOnly(t JoinType, left bool) bool {
+	if left {
+		return t == RightOuterJoin || t == RightSemiJoin || t == RightAntiJoin
+	}
+	switch t {
+	case LeftOuterJoin, LeftSemiJoin, LeftAntiJoin, NullAwareLeftAntiJoin:
+		return true
+	}
+	return false
+}
+
 func canPushLeft(t JoinType) bool {
 	switch t {
 	case InnerJoin, CrossJoin, LeftOuterJoin, LeftSemiJoin, LeftAntiJoin, NullAwareLeftAntiJoin:
@@ -218,7 +247,11 @@ func hasRef(e expr.Expr) bool {
 }
 
 // collectUsed records every column id an expression of the plan reads.
-func collectUsed(n Node, used map[ColumnID]bool) {
+func collectUsed(n Node, used map[ColumnID]bool) { collectUsedBut(n, used, nil) }
+
+// collectUsedBut is collectUsed not counting skip's own conjuncts (a Filter's
+// or a Scan's).
+func collectUsedBut(n Node, used map[ColumnID]bool, skip Node) {
 	add := func(es ...expr.Expr) {
 		for _, e := range es {
 			expr.Walk(e, func(x expr.Expr) bool {
@@ -231,9 +264,13 @@ func collectUsed(n Node, used map[ColumnID]bool) {
 	}
 	switch x := n.(type) {
 	case *Scan:
-		add(x.Filters...)
+		if n != skip {
+			add(x.Filters...)
+		}
 	case *Filter:
-		add(x.Conds...)
+		if n != skip {
+			add(x.Conds...)
+		}
 	case *Project:
 		add(x.Exprs...)
 	case *Join:
@@ -282,8 +319,58 @@ func collectUsed(n Node, used map[ColumnID]bool) {
 		}
 	}
 	for _, in := range n.Inputs() {
-		collectUsed(in, used)
+		collectUsedBut(in, used, skip)
 	}
+}
+
+// dropFilterOnly puts a projection over each filtered scan keeping only the
+// columns something above it reads: a column only the scan's own
+// conjuncts read (TPC-H Q13's o_comment) is then neither gathered by the
+// filter nor shipped nor carried through joins.
+func dropFilterOnly(root Node) Node {
+	var rewrite func(n Node) Node
+	rewrite = func(n Node) Node {
+		var scan *Scan
+		switch x := n.(type) {
+		case *Filter:
+			scan, _ = x.Input.(*Scan)
+		case *Scan:
+			if len(x.Filters) > 0 {
+				scan = x
+			}
+		}
+		if scan != nil {
+			used := map[ColumnID]bool{}
+			for _, c := range root.Columns() {
+				used[c.ID] = true
+			}
+			collectUsedBut(root, used, n)
+			var keep []Column
+			for _, c := range scan.Cols {
+				if used[c.ID] {
+					keep = append(keep, c)
+				}
+			}
+			if len(keep) == 0 || len(keep) == len(scan.Cols) || len(n.Columns()) != len(scan.Cols) {
+				return n
+			}
+			exprs := make([]expr.Expr, len(keep))
+			for i, c := range keep {
+				exprs[i] = c.Ref()
+			}
+			return &Project{Input: n, Exprs: exprs, Cols: keep}
+		}
+		ins := n.Inputs()
+		if len(ins) == 0 {
+			return n
+		}
+		out := make([]Node, len(ins))
+		for i, in := range ins {
+			out[i] = rewrite(in)
+		}
+		return WithInputs(n, out)
+	}
+	return rewrite(root)
 }
 
 // pruneScans drops the columns no expression reads from every scan (keeping
@@ -336,6 +423,43 @@ func pruneScans(n Node, used map[ColumnID]bool) Node {
 		a := *x
 		a.Outer, a.Sub = pruneScans(x.Outer, used), pruneScans(x.Sub, used)
 		return &a
+	}
+	return n
+}
+
+// WithInputs copies n with new inputs.
+func WithInputs(n Node, in []Node) Node {
+	switch x := n.(type) {
+	case *Filter:
+		return &Filter{Input: in[0], Conds: x.Conds}
+	case *Project:
+		return &Project{Input: in[0], Exprs: x.Exprs, Cols: x.Cols}
+	case *Limit:
+		return &Limit{Input: in[0], Offset: x.Offset, Count: x.Count}
+	case *Sort:
+		return &Sort{Input: in[0], Keys: x.Keys}
+	case *Join:
+		c := *x
+		c.Left, c.Right = in[0], in[1]
+		return &c
+	case *Aggregate:
+		c := *x
+		c.Input = in[0]
+		return &c
+	case *Window:
+		return &Window{Input: in[0], Calls: x.Calls}
+	case *Repeat:
+		c := *x
+		c.Input = in[0]
+		return &c
+	case *SetOp:
+		c := *x
+		c.Ins = in
+		return &c
+	case *Apply:
+		c := *x
+		c.Outer, c.Sub = in[0], in[1]
+		return &c
 	}
 	return n
 }

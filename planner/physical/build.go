@@ -28,6 +28,30 @@ type distPlanner struct {
 	nextCol      logical.ColumnID
 	subst        map[logical.ColumnID]expr.Expr // display expression of a column
 	aliveBackend int
+	// rfBuild and rfTarget are the runtime filters of the emitted plan's
+	// joins and scans, by node id, for EXPLAIN.
+	rfBuild  map[fragment.NodeID][]fragment.RFBuild
+	rfTarget map[fragment.NodeID][]fragment.RFTarget
+}
+
+// noteRuntimeFilters records plan's runtime filters for EXPLAIN.
+func (d *distPlanner) noteRuntimeFilters(plan *fragment.Plan) {
+	d.rfBuild, d.rfTarget = map[fragment.NodeID][]fragment.RFBuild{}, map[fragment.NodeID][]fragment.RFTarget{}
+	var walk func(n *fragment.Node)
+	walk = func(n *fragment.Node) {
+		if len(n.RFBuild) > 0 {
+			d.rfBuild[n.ID] = n.RFBuild
+		}
+		if len(n.RFTarget) > 0 {
+			d.rfTarget[n.ID] = n.RFTarget
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	for _, f := range plan.Fragments {
+		walk(f.Root)
+	}
 }
 
 func (d *distPlanner) visible(n *pnode) *pnode {

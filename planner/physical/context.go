@@ -20,12 +20,16 @@ type Vars struct {
 	ExecMemLimit               int64
 	ParallelPipelineTaskNum    int
 	EnableLocalShuffle         bool
+	// RuntimeFilterMode is OFF, LOCAL or GLOBAL (Doris's default). dorisgo
+	// plans local filters only, so LOCAL and GLOBAL plan the same.
+	RuntimeFilterMode string
 }
 
 // DefaultVars are the variables' defaults.
 func DefaultVars() Vars {
 	return Vars{EnableBucketShuffleJoin: true, PreferJoinMethod: "broadcast", AutoBroadcastJoinThreshold: 0.8,
-		BroadcastRowCountLimit: 30000000, ExecMemLimit: 2147483648, EnableLocalShuffle: true}
+		BroadcastRowCountLimit: 30000000, ExecMemLimit: 2147483648, EnableLocalShuffle: true,
+		RuntimeFilterMode: "GLOBAL"}
 }
 
 // Context is what distributed planning reads besides the plan: the catalog
@@ -66,11 +70,14 @@ func (v *Vars) Set(name, value string) {
 		v.ParallelPipelineTaskNum = int(f())
 	case "enable_local_shuffle":
 		v.EnableLocalShuffle = b()
+	case "runtime_filter_mode":
+		v.RuntimeFilterMode = strings.ToUpper(strings.TrimSpace(value))
 	}
 }
 
 // VarNames are the session variables Vars holds.
 func VarNames() []string {
 	return []string{"enable_bucket_shuffle_join", "disable_colocate_plan", "disable_join_reorder", "prefer_join_method",
-		"auto_broadcast_join_threshold", "broadcast_row_count_limit", "exec_mem_limit", "parallel_pipeline_task_num", "enable_local_shuffle"}
+		"auto_broadcast_join_threshold", "broadcast_row_count_limit", "exec_mem_limit", "parallel_pipeline_task_num", "enable_local_shuffle",
+		"runtime_filter_mode"}
 }

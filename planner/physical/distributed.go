@@ -56,6 +56,10 @@ func PlanDistributed(ctx *Context, root logical.Node, out []types.Column) (*Dist
 	if err != nil {
 		return nil, err
 	}
+	fragment.FoldScanProjections(plan)
+	if ctx.Vars.RuntimeFilterMode != "OFF" && fragment.AssignRuntimeFilters(plan) > 0 {
+		d.noteRuntimeFilters(plan)
+	}
 	return &Distributed{Plan: plan, d: d, frags: frags, root: n}, nil
 }
 

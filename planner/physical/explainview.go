@@ -155,6 +155,11 @@ func (n *pnode) Explain(w *explain.Writer) {
 			ids = append(ids, fmt.Sprint(tb.Tablet))
 		}
 		w.Attr("tabletList=%s", strings.Replace(strings.Join(ids, ","), ",...", " ...", 1))
+		for _, rf := range d.rfTarget[n.id] {
+			if rf.Column < len(n.cols) {
+				w.Attr("runtime filters: RF%03d[min_max, bloom] -> %s", rf.ID, d.show(n.cols[rf.Column].Ref()))
+			}
+		}
 		w.Attr("cardinality=%d", n.rows)
 		w.Attr("avgRowSize=%.1f", n.width)
 		w.Attr("numNodes=%d", so.backends)
@@ -308,6 +313,11 @@ func (n *pnode) explainJoin(w *explain.Writer) {
 	}
 	if len(j.other) > 0 {
 		w.Attr("other join predicates: %s", d.showAll(j.other))
+	}
+	for _, rf := range d.rfBuild[n.id] {
+		if rf.Key < len(j.equi) {
+			w.Attr("runtime filters: RF%03d[min_max, bloom] <- %s", rf.ID, d.show(j.equi[rf.Key].R))
+		}
 	}
 	w.Attr("cardinality=%d", n.rows)
 	if w.Verbose() {

@@ -43,7 +43,7 @@ func (d *distPlanner) reorder(n logical.Node) logical.Node {
 	for i, in := range ins {
 		nin[i] = d.reorder(in)
 	}
-	return withInputs(n, nin)
+	return logical.WithInputs(n, nin)
 }
 
 // sparkNamed reports whether a Spark hint names a relation of the run.
@@ -228,41 +228,4 @@ func keepColumns(n logical.Node, want []logical.Column) logical.Node {
 		exprs[i] = c.Ref()
 	}
 	return &logical.Project{Input: n, Exprs: exprs, Cols: want}
-}
-
-// withInputs copies n with new inputs.
-func withInputs(n logical.Node, in []logical.Node) logical.Node {
-	switch x := n.(type) {
-	case *logical.Filter:
-		return &logical.Filter{Input: in[0], Conds: x.Conds}
-	case *logical.Project:
-		return &logical.Project{Input: in[0], Exprs: x.Exprs, Cols: x.Cols}
-	case *logical.Limit:
-		return &logical.Limit{Input: in[0], Offset: x.Offset, Count: x.Count}
-	case *logical.Sort:
-		return &logical.Sort{Input: in[0], Keys: x.Keys}
-	case *logical.Join:
-		c := *x
-		c.Left, c.Right = in[0], in[1]
-		return &c
-	case *logical.Aggregate:
-		c := *x
-		c.Input = in[0]
-		return &c
-	case *logical.Window:
-		return &logical.Window{Input: in[0], Calls: x.Calls}
-	case *logical.Repeat:
-		c := *x
-		c.Input = in[0]
-		return &c
-	case *logical.SetOp:
-		c := *x
-		c.Ins = in
-		return &c
-	case *logical.Apply:
-		c := *x
-		c.Outer, c.Sub = in[0], in[1]
-		return &c
-	}
-	return n
 }

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -302,6 +303,12 @@ func (ev *evaluator) arithDec(c *expr.Call, a, b vec) (vec, error) {
 		valid.Release()
 		return vec{}, outOfRange(c.T, c)
 	}
+	if done, ok := arithDecFast(c.Fn, x, y, a.scalar, b.scalar, sa, sb, rs, rp, m, vb, out); done {
+		if !ok {
+			return fail()
+		}
+		return ev.fixedVec(c.T, m, valid, buf, []vec{a, b}), nil
+	}
 	for i := 0; i < m; i++ {
 		if !bitutil.BitIsSet(vb, i) {
 			continue
@@ -348,6 +355,93 @@ func (ev *evaluator) arithDec(c *expr.Call, a, b vec) (vec, error) {
 		out[i] = r
 	}
 	return ev.fixedVec(c.T, m, valid, buf, []vec{a, b}), nil
+}
+
+// arithDecFast computes add, subtract and multiply in int64 when every
+// operand and result fits (TPC-H's money columns always do), which is most
+// of a decimal expression's cost otherwise. done is false when it cannot
+// (other operators, scales that round, an operand or result beyond int64):
+// then nothing was written and the general loop runs. ok is false when a
+// result exceeds the result precision (the caller's out-of-range error).
+func arithDecFast(fn string, x, y []num, xs, ys bool, sa, sb, rs, rp, m int, vb []byte, out []num) (done, ok bool) {
+	var fa, fb int64 = 1, 1
+	switch fn {
+	case "add", "subtract":
+		ka, kb := rs-sa, rs-sb
+		if ka < 0 || kb < 0 || ka > 18 || kb > 18 {
+			return false, false
+		}
+		fa, fb = pow10i64[ka], pow10i64[kb]
+	case "multiply":
+		if sa+sb != rs {
+			return false, false
+		}
+	default:
+		return false, false
+	}
+	var lim int64 // |result| < lim; 0: any int64 fits the precision
+	if rp <= 18 {
+		lim = pow10i64[rp]
+	}
+	if rp > types.MaxDecimalPrecision || rp <= 0 {
+		return false, false
+	}
+	// Compute into out; give up on the first value that does not fit
+	// int64 (out is then simply overwritten by the general loop).
+	mul, sub := fn == "multiply", fn == "subtract"
+	maxA, maxB := int64(math.MaxInt64)/fa, int64(math.MaxInt64)/fb // |operand| that cannot overflow its scaling
+	for i := 0; i < m; i++ {
+		if vb[i>>3]&(1<<(i&7)) == 0 {
+			continue
+		}
+		ia, ib := i, i
+		if xs {
+			ia = 0
+		}
+		if ys {
+			ib = 0
+		}
+		p, q := x[ia], y[ib]
+		pl, ql := int64(p.LowBits()), int64(q.LowBits())
+		if p.HighBits() != pl>>63 || q.HighBits() != ql>>63 {
+			return false, false
+		}
+		var r int64
+		if mul {
+			hi, lo := bits.Mul64(uint64(pl), uint64(ql))
+			h := int64(hi)
+			if pl < 0 {
+				h -= ql
+			}
+			if ql < 0 {
+				h -= pl
+			}
+			r = int64(lo)
+			if h != r>>63 {
+				return false, false
+			}
+		} else {
+			if pl > maxA || pl < -maxA || ql > maxB || ql < -maxB {
+				return false, false
+			}
+			u, v := pl*fa, ql*fb
+			if sub {
+				if v == math.MinInt64 {
+					return false, false
+				}
+				v = -v
+			}
+			r = u + v
+			if (u >= 0) == (v >= 0) && (r >= 0) != (u >= 0) {
+				return false, false
+			}
+		}
+		if lim != 0 && (r >= lim || r <= -lim) {
+			return true, false
+		}
+		out[i] = decimal128.FromI64(r)
+	}
+	return true, true
 }
 
 // decMod is the remainder with the dividend's sign (truncated division).

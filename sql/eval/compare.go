@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/dorisgo/dorisgo/sql/expr"
@@ -66,12 +67,7 @@ func compareInto(op cmpOp, a, b vec, m int, out []byte) error {
 		cmpOrdered(op, x.Float32Values(), b.arr.(*array.Float32).Float32Values(), a.scalar, b.scalar, m, out)
 	case *array.Decimal128:
 		y := b.arr.(*array.Decimal128)
-		xv, yv := x.Values(), y.Values()
-		for i := 0; i < m; i++ {
-			if op.test(xv[a.idx(i)].Cmp(yv[b.idx(i)])) {
-				bitutil.SetBit(out, i)
-			}
-		}
+		cmpDecimals(op, x.Values(), y.Values(), a.scalar, b.scalar, m, out)
 	case *array.String:
 		y := b.arr.(*array.String)
 		for i := 0; i < m; i++ {
@@ -131,10 +127,47 @@ func cmpOrdered[E cmp.Ordered](op cmpOp, x, y []E, as, bs bool, m int, out []byt
 	}
 }
 
-// packLess sets bit i where (x[i] < y[i]) != neg. NaN never compares true
-// in MySQL; DOUBLE inputs here never hold NaN (kernels turn it into NULL).
-func packLess[E cmp.Ordered](x, y []E, xs, ys bool, m int, out []byte, neg bool) {
-	var bit byte
+// cmpDecimals is cmpOrdered for DECIMAL: a 128-bit two's complement value
+// orders by its signed high word, then its unsigned low word.
+func cmpDecimals(op cmpOp, x, y []decimal128.Num, xs, ys bool, m int, out []byte) {
+	less := func(p, q decimal128.Num) bool {
+		ph, qh := p.HighBits(), q.HighBits()
+		return ph < qh || (ph == qh && p.LowBits() < q.LowBits())
+	}
+	var test func(p, q decimal128.Num) bool
+	switch op {
+	case cmpOp{false, true, false}:
+		test = func(p, q decimal128.Num) bool { return p == q }
+	case cmpOp{true, false, true}:
+		test = func(p, q decimal128.Num) bool { return p != q }
+	case cmpOp{true, false, false}:
+		test = less
+	case cmpOp{false, false, true}:
+		test = func(p, q decimal128.Num) bool { return less(q, p) }
+	case cmpOp{true, true, false}:
+		test = func(p, q decimal128.Num) bool { return !less(q, p) }
+	default:
+		test = func(p, q decimal128.Num) bool { return !less(p, q) }
+	}
+	if ys && !xs {
+		// Column against a constant, the common case: one loop per
+		// operator, so the comparison inlines.
+		c := decConst{h: y[0].HighBits(), l: y[0].LowBits()}
+		switch op {
+		case cmpOp{true, false, false}:
+			packDec(x[:m], out, decLT(c))
+			return
+		case cmpOp{false, false, true}:
+			packDec(x[:m], out, decGT(c))
+			return
+		case cmpOp{true, true, false}:
+			packDec(x[:m], out, decLE(c))
+			return
+		case cmpOp{false, true, true}:
+			packDec(x[:m], out, decGE(c))
+			return
+		}
+	}
 	for i := 0; i < m; i++ {
 		xi, yi := i, i
 		if xs {
@@ -143,17 +176,98 @@ func packLess[E cmp.Ordered](x, y []E, xs, ys bool, m int, out []byte, neg bool)
 		if ys {
 			yi = 0
 		}
-		bit = 0
-		if (x[xi] < y[yi]) != neg {
-			bit = 1
-		}
-		out[i>>3] |= bit << (i & 7)
+		out[i>>3] |= b2u(test(x[xi], y[yi])) << (i & 7)
 	}
 }
 
-func packEq[E cmp.Ordered](x, y []E, xs, ys bool, m int, out []byte, neg bool) {
-	var bit byte
-	for i := 0; i < m; i++ {
+// decConst is a DECIMAL constant's words; decLT … decGE compare a value
+// with it (value < constant …).
+type (
+	decConst struct {
+		h int64
+		l uint64
+	}
+	decLT decConst
+	decGT decConst
+	decLE decConst
+	decGE decConst
+)
+
+func (c decLT) ok(v decimal128.Num) bool {
+	h := v.HighBits()
+	return h < c.h || (h == c.h && v.LowBits() < c.l)
+}
+
+func (c decGT) ok(v decimal128.Num) bool {
+	h := v.HighBits()
+	return h > c.h || (h == c.h && v.LowBits() > c.l)
+}
+
+func (c decLE) ok(v decimal128.Num) bool {
+	h := v.HighBits()
+	return h < c.h || (h == c.h && v.LowBits() <= c.l)
+}
+
+func (c decGE) ok(v decimal128.Num) bool {
+	h := v.HighBits()
+	return h > c.h || (h == c.h && v.LowBits() >= c.l)
+}
+
+// packDec sets bit i of out (zeroed) where f.ok(v[i]), eight bits per store.
+func packDec[F interface{ ok(decimal128.Num) bool }](v []decimal128.Num, out []byte, f F) {
+	i := 0
+	for ; i+8 <= len(v); i += 8 {
+		w := v[i : i+8 : i+8]
+		out[i>>3] = b2u(f.ok(w[0])) | b2u(f.ok(w[1]))<<1 | b2u(f.ok(w[2]))<<2 | b2u(f.ok(w[3]))<<3 |
+			b2u(f.ok(w[4]))<<4 | b2u(f.ok(w[5]))<<5 | b2u(f.ok(w[6]))<<6 | b2u(f.ok(w[7]))<<7
+	}
+	for ; i < len(v); i++ {
+		out[i>>3] |= b2u(f.ok(v[i])) << (i & 7)
+	}
+}
+
+// b2u is 1 for true; the compiler turns it into a flag set, not a branch.
+func b2u(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// packLess sets bit i of out (zeroed) where (x[i] < y[i]) != neg; a scalar
+// side (xs, ys) is read at index 0. Eight results are gathered in a register
+// and stored once: a read-modify-write of out per row cost more than the
+// comparisons. NaN never compares true in MySQL; DOUBLE inputs here never
+// hold NaN (kernels turn it into NULL).
+func packLess[E cmp.Ordered](x, y []E, xs, ys bool, m int, out []byte, neg bool) {
+	flip := byte(0)
+	if neg {
+		flip = 0xff
+	}
+	i := 0
+	switch {
+	case !xs && ys:
+		c := y[0]
+		for ; i+8 <= m; i += 8 {
+			v := x[i : i+8 : i+8]
+			out[i>>3] = (b2u(v[0] < c) | b2u(v[1] < c)<<1 | b2u(v[2] < c)<<2 | b2u(v[3] < c)<<3 |
+				b2u(v[4] < c)<<4 | b2u(v[5] < c)<<5 | b2u(v[6] < c)<<6 | b2u(v[7] < c)<<7) ^ flip
+		}
+	case xs && !ys:
+		c := x[0]
+		for ; i+8 <= m; i += 8 {
+			v := y[i : i+8 : i+8]
+			out[i>>3] = (b2u(c < v[0]) | b2u(c < v[1])<<1 | b2u(c < v[2])<<2 | b2u(c < v[3])<<3 |
+				b2u(c < v[4])<<4 | b2u(c < v[5])<<5 | b2u(c < v[6])<<6 | b2u(c < v[7])<<7) ^ flip
+		}
+	case !xs && !ys:
+		for ; i+8 <= m; i += 8 {
+			v, w := x[i:i+8:i+8], y[i:i+8:i+8]
+			out[i>>3] = (b2u(v[0] < w[0]) | b2u(v[1] < w[1])<<1 | b2u(v[2] < w[2])<<2 | b2u(v[3] < w[3])<<3 |
+				b2u(v[4] < w[4])<<4 | b2u(v[5] < w[5])<<5 | b2u(v[6] < w[6])<<6 | b2u(v[7] < w[7])<<7) ^ flip
+		}
+	}
+	for ; i < m; i++ {
 		xi, yi := i, i
 		if xs {
 			xi = 0
@@ -161,11 +275,44 @@ func packEq[E cmp.Ordered](x, y []E, xs, ys bool, m int, out []byte, neg bool) {
 		if ys {
 			yi = 0
 		}
-		bit = 0
-		if (x[xi] == y[yi]) != neg {
-			bit = 1
+		out[i>>3] |= b2u((x[xi] < y[yi]) != neg) << (i & 7)
+	}
+}
+
+// packEq is packLess for ==.
+func packEq[E cmp.Ordered](x, y []E, xs, ys bool, m int, out []byte, neg bool) {
+	flip := byte(0)
+	if neg {
+		flip = 0xff
+	}
+	i := 0
+	if xs && !ys {
+		x, y, xs, ys = y, x, ys, xs
+	}
+	switch {
+	case !xs && ys:
+		c := y[0]
+		for ; i+8 <= m; i += 8 {
+			v := x[i : i+8 : i+8]
+			out[i>>3] = (b2u(v[0] == c) | b2u(v[1] == c)<<1 | b2u(v[2] == c)<<2 | b2u(v[3] == c)<<3 |
+				b2u(v[4] == c)<<4 | b2u(v[5] == c)<<5 | b2u(v[6] == c)<<6 | b2u(v[7] == c)<<7) ^ flip
 		}
-		out[i>>3] |= bit << (i & 7)
+	case !xs && !ys:
+		for ; i+8 <= m; i += 8 {
+			v, w := x[i:i+8:i+8], y[i:i+8:i+8]
+			out[i>>3] = (b2u(v[0] == w[0]) | b2u(v[1] == w[1])<<1 | b2u(v[2] == w[2])<<2 | b2u(v[3] == w[3])<<3 |
+				b2u(v[4] == w[4])<<4 | b2u(v[5] == w[5])<<5 | b2u(v[6] == w[6])<<6 | b2u(v[7] == w[7])<<7) ^ flip
+		}
+	}
+	for ; i < m; i++ {
+		xi, yi := i, i
+		if xs {
+			xi = 0
+		}
+		if ys {
+			yi = 0
+		}
+		out[i>>3] |= b2u((x[xi] == y[yi]) != neg) << (i & 7)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,6 +40,9 @@ type config struct {
 	skipGMS     bool
 	reportJoins bool
 	only        string
+	connect     string // "mysqlPort,httpPort[,pid]" of a running dorisgo
+	skipLoad    bool
+	skipDuck    bool
 }
 
 func main() {
@@ -60,6 +64,9 @@ func main() {
 	flag.BoolVar(&c.skipGMS, "skip-gms", false, "do not run go-mysql-server")
 	flag.StringVar(&rep, "report", "", "extra report: joins")
 	flag.StringVar(&c.only, "query", "", "run only these queries (comma list, e.g. Q1.1,Q3)")
+	flag.StringVar(&c.connect, "connect", "", "use a running dorisgo on 127.0.0.1: \"mysqlPort,httpPort[,pid]\" (pid: report its peak RSS)")
+	flag.BoolVar(&c.skipLoad, "skip-load", false, "do not load dorisgo (with -connect: the suites' databases are already loaded)")
+	flag.BoolVar(&c.skipDuck, "skip-duckdb", false, "do not run DuckDB (answers are then not checked)")
 	flag.Parse()
 	c.suites = strings.Split(suites, ",")
 	c.reportJoins = rep == "joins"
@@ -81,14 +88,9 @@ func run(c config) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "dorisgo")
-	log.Printf("building dorisgo")
-	if err := engine.BuildDorisgo("..", bin); err != nil {
-		return fmt.Errorf("build dorisgo (run from bench/): %w", err)
-	}
-	d, err := engine.StartDorisgo(bin, tmp, c.backends, c.cluster)
+	d, err := startOrConnect(c, tmp)
 	if err != nil {
-		return fmt.Errorf("start dorisgo: %w", err)
+		return err
 	}
 	defer d.Close()
 
@@ -102,11 +104,13 @@ func run(c config) error {
 		return r.WriteJSON(c.out)
 	}
 
-	duck, err := engine.OpenDuckDB()
-	if err != nil {
-		return err
+	var duck *engine.DuckDB
+	if !c.skipDuck {
+		if duck, err = engine.OpenDuckDB(); err != nil {
+			return err
+		}
+		defer duck.Close()
 	}
-	defer duck.Close()
 	var gms *engine.GMS
 	if !c.skipGMS {
 		if gms, err = engine.StartGMS(c.suites...); err != nil {
@@ -120,24 +124,31 @@ func run(c config) error {
 		if err != nil {
 			return err
 		}
-		tables, _ := gen.Suite(name, c.sf)
-		dir := filepath.Join(c.dataDir, name)
-		t0 := time.Now()
-		files, err := gen.Generate(gen.Options{SF: c.sf, Seed: c.seed, Dir: dir}, tables)
-		if err != nil {
-			return err
+		var files []gen.File
+		var size int64
+		if !c.skipLoad || duck != nil || gms != nil {
+			tables, _ := gen.Suite(name, c.sf)
+			dir := filepath.Join(c.dataDir, name)
+			t0 := time.Now()
+			if files, err = gen.Generate(gen.Options{SF: c.sf, Seed: c.seed, Dir: dir}, tables); err != nil {
+				return err
+			}
+			var rows int64
+			for _, f := range files {
+				rows += f.Rows
+				size += f.Bytes
+			}
+			r.GenSecs += time.Since(t0).Seconds()
+			r.GenRows += rows
+			log.Printf("%s: generated %d rows (%.0f MiB) in %.1fs", name, rows, float64(size)/(1<<20), time.Since(t0).Seconds())
 		}
-		var rows, size int64
-		for _, f := range files {
-			rows += f.Rows
-			size += f.Bytes
-		}
-		r.GenSecs += time.Since(t0).Seconds()
-		r.GenRows += rows
-		log.Printf("%s: generated %d rows (%.0f MiB) in %.1fs", name, rows, float64(size)/(1<<20), time.Since(t0).Seconds())
 
-		r.Loads = append(r.Loads, loadDorisgo(c, d, suite, files, size))
-		r.Loads = append(r.Loads, loadDuck(duck, suite, files))
+		if !c.skipLoad {
+			r.Loads = append(r.Loads, loadDorisgo(c, d, suite, files, size))
+		}
+		if duck != nil {
+			r.Loads = append(r.Loads, loadDuck(duck, suite, files))
+		}
 		if gms != nil {
 			r.Loads = append(r.Loads, loadGMS(gms, suite, files))
 		}
@@ -151,8 +162,10 @@ func run(c config) error {
 			}
 		}
 		// DuckDB keeps each suite in its own schema.
-		if err := duck.Exec("SET schema = '" + name + "'"); err != nil {
-			return err
+		if duck != nil {
+			if err := duck.Exec("SET schema = '" + name + "'"); err != nil {
+				return err
+			}
 		}
 		for _, q := range suite.Queries {
 			if c.only != "" && !strings.Contains(","+c.only+",", ","+q.Name+",") {
@@ -177,6 +190,33 @@ func run(c config) error {
 		}
 	}
 	return r.WriteJSON(c.out)
+}
+
+// startOrConnect builds and starts dorisgo in tmp, or with -connect uses
+// the running one.
+func startOrConnect(c config, tmp string) (*engine.Dorisgo, error) {
+	if c.connect != "" {
+		var ports [3]int
+		for i, f := range strings.Split(c.connect, ",") {
+			if i < 3 {
+				ports[i], _ = strconv.Atoi(f)
+			}
+		}
+		if ports[0] == 0 || ports[1] == 0 {
+			return nil, fmt.Errorf("-connect wants mysqlPort,httpPort[,pid], got %q", c.connect)
+		}
+		return engine.ConnectDorisgo(ports[0], ports[1], ports[2], c.backends)
+	}
+	bin := filepath.Join(tmp, "dorisgo")
+	log.Printf("building dorisgo")
+	if err := engine.BuildDorisgo("..", bin); err != nil {
+		return nil, fmt.Errorf("build dorisgo (run from bench/): %w", err)
+	}
+	d, err := engine.StartDorisgo(bin, tmp, c.backends, c.cluster)
+	if err != nil {
+		return nil, fmt.Errorf("start dorisgo: %w", err)
+	}
+	return d, nil
 }
 
 func loadDorisgo(c config, d *engine.Dorisgo, s workload.Suite, files []gen.File, size int64) report.Load {
@@ -310,7 +350,10 @@ func runQuery(c config, suite string, q workload.Query, d *engine.Dorisgo, duck 
 		e       engine.Engine
 		timeout time.Duration
 	}
-	engines := []eng{{d, c.timeout}, {duck, c.timeout}}
+	engines := []eng{{d, c.timeout}}
+	if duck != nil {
+		engines = append(engines, eng{duck, c.timeout})
+	}
 	if gms != nil {
 		engines = append(engines, eng{gms, c.gmsTimeout})
 	}
