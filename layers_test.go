@@ -26,7 +26,7 @@ var rules = []rule{
 	{"sql/parser", []string{"sql/types", "sql/sqlerr"}, []string{"github.com/dolthub/vitess/"}},
 	{"sql/expr", []string{"sql/types", "sql/sqlerr"}, []string{arrow}},
 	{"sql/eval", []string{"sql/expr", "sql/types", "sql/sqlerr"}, []string{arrow}},
-	{"storage", []string{"sql/types", "sql/sqlerr"}, []string{"github.com/cockroachdb/pebble/", arrow, "github.com/cockroachdb/", "github.com/maypok86/otter/"}},
+	{"storage", []string{"sql/types", "sql/sqlerr"}, []string{"github.com/cockroachdb/pebble/", arrow, "github.com/cockroachdb/"}},
 	{"catalog", []string{"storage", "sql/types", "sql/sqlerr"}, []string{arrow}},
 	{"planner/bind", []string{"planner/logical", "catalog", "storage", "sql/"}, []string{"github.com/dolthub/vitess/"}},
 	{"planner/", []string{"planner/", "catalog", "storage", "sql/"}, []string{arrow}},

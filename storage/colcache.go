@@ -1,11 +1,11 @@
 package storage
 
 import (
+	"container/list"
 	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/maypok86/otter/v2"
 )
 
 // colKey names one decoded segment column of one store.
@@ -17,15 +17,75 @@ type colKey struct {
 	col   int32
 }
 
+// lru is a byte-bounded least-recently-used map of decoded columns. Plain
+// LRU, not a frequency-admitting cache: a query's columns are read once
+// per run, and the next run of it (or of a query over the same columns)
+// must find them, not earn admission first.
+type lru struct {
+	mu    sync.Mutex
+	cap   int64
+	used  int64
+	ll    *list.List // front: most recent
+	items map[colKey]*list.Element
+}
+
+type lruEntry struct {
+	key  colKey
+	arr  arrow.Array
+	size int64
+}
+
+func (c *lru) get(k colKey) (arrow.Array, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.items[k]
+	if !ok {
+		return nil, false
+	}
+	c.ll.MoveToFront(e)
+	return e.Value.(*lruEntry).arr, true
+}
+
+// put adds a (whose reference the cache keeps) and evicts the least
+// recently used entries beyond the capacity.
+func (c *lru) put(k colKey, a arrow.Array) {
+	size := int64(arrayBytes(a))
+	if size > c.cap/4 {
+		return // one huge column would flush everything else
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[k]; ok {
+		c.ll.MoveToFront(e)
+		return
+	}
+	c.items[k] = c.ll.PushFront(&lruEntry{key: k, arr: a, size: size})
+	c.used += size
+	for c.used > c.cap {
+		e := c.ll.Back()
+		old := e.Value.(*lruEntry)
+		c.ll.Remove(e)
+		delete(c.items, old.key)
+		c.used -= old.size
+		// Batches still reading it hold their own references; the Go
+		// GC frees the memory when the last one is done.
+	}
+}
+
+func (c *lru) bytes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.used
+}
+
 // colCache keeps decoded segment columns (Doris's page cache, after
 // decoding): segments are immutable and a compaction writes new rowset
 // ids, so an entry never goes stale; it only ages out. A hit costs no read,
-// copy or allocation. Arrays are shared read-only; eviction drops the
-// cache's reference and the Go GC frees the memory once no batch uses it.
+// copy or allocation. Arrays are shared read-only.
 var colCache struct {
 	once  sync.Once
 	size  int64
-	cache *otter.Cache[colKey, arrow.Array]
+	cache *lru
 }
 
 var nextStoreID atomic.Uint64
@@ -36,7 +96,7 @@ const DefaultColumnCacheBytes = 512 << 20
 // ColumnCacheBytes is what the column cache holds now.
 func ColumnCacheBytes() int64 {
 	if c := columnCache(); c != nil {
-		return int64(c.WeightedSize())
+		return c.bytes()
 	}
 	return 0
 }
@@ -50,7 +110,7 @@ func SetColumnCacheBytes(n int64) {
 	colCache.size = n
 }
 
-func columnCache() *otter.Cache[colKey, arrow.Array] {
+func columnCache() *lru {
 	colCache.once.Do(func() {
 		n := colCache.size
 		if n == 0 {
@@ -59,10 +119,7 @@ func columnCache() *otter.Cache[colKey, arrow.Array] {
 		if n < 0 {
 			return
 		}
-		colCache.cache = otter.Must(&otter.Options[colKey, arrow.Array]{
-			MaximumWeight: uint64(n),
-			Weigher:       func(_ colKey, a arrow.Array) uint32 { return uint32(min(arrayBytes(a), 1<<31)) },
-		})
+		colCache.cache = &lru{cap: n, ll: list.New(), items: map[colKey]*list.Element{}}
 	})
 	return colCache.cache
 }

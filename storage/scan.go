@@ -283,7 +283,7 @@ func (it *scanIter) readColumns(seg segRef, cols []int) ([]arrow.Array, error) {
 			cc = nil
 		}
 		if cc != nil {
-			if a, ok := cc.GetIfPresent(ck); ok {
+			if a, ok := cc.get(ck); ok {
 				a.Retain()
 				arrs[i] = a
 				it.s.colHits.Add(1)
@@ -310,7 +310,7 @@ func (it *scanIter) readColumns(seg segRef, cols []int) ([]arrow.Array, error) {
 		}
 		if cc != nil {
 			a.Retain() // the cache's reference, never released: the GC frees it
-			cc.Set(ck, a)
+			cc.put(ck, a)
 		}
 		arrs[i] = a
 	}

@@ -60,6 +60,33 @@ func factorOne(c expr.Expr) []expr.Expr {
 	return append(common, join(rest, "or"))
 }
 
+// impliedFor is the disjunction, over c's branches, of each branch's
+// conjuncts that read only cols. It is TRUE whenever c is, so it may go
+// down to the input owning cols while c stays where it is (Doris's
+// ExtractSingleTableExpressionFromDisjunction: TPC-H Q7's nation names,
+// Q19's lineitem and part conditions). nil when c is no disjunction or a
+// branch has no such conjunct.
+func impliedFor(c expr.Expr, cols []Column) expr.Expr {
+	branches := split(c, "or")
+	if len(branches) < 2 {
+		return nil
+	}
+	parts := make([]expr.Expr, 0, len(branches))
+	for _, b := range branches {
+		var mine []expr.Expr
+		for _, x := range split(b, "and") {
+			if hasRef(x) && RefsIn(x, cols) {
+				mine = append(mine, x)
+			}
+		}
+		if len(mine) == 0 {
+			return nil
+		}
+		parts = append(parts, join(mine, "and"))
+	}
+	return join(parts, "or")
+}
+
 func split(e expr.Expr, fn string) []expr.Expr {
 	if c, ok := e.(*expr.Call); ok && c.Fn == fn && len(c.Args) == 2 {
 		return append(split(c.Args[0], fn), split(c.Args[1], fn)...)

@@ -38,6 +38,12 @@ func pushFilters(n Node) Node {
 				case RefsIn(c, j.Right.Columns()):
 					j.Right = pushInto(j.Right, []expr.Expr{c})
 				default:
+					if d := impliedFor(c, j.Left.Columns()); d != nil {
+						j.Left = pushInto(j.Left, []expr.Expr{d})
+					}
+					if d := impliedFor(c, j.Right.Columns()); d != nil {
+						j.Right = pushInto(j.Right, []expr.Expr{d})
+					}
 					keep = append(keep, c)
 				}
 			}
@@ -110,6 +116,12 @@ func pushInto(n Node, conds []expr.Expr) Node {
 			case inR && canPushRight(j.Type):
 				toRight = append(toRight, c)
 			case (j.Type == InnerJoin || j.Type == CrossJoin) && RefsIn(c, append(append([]Column{}, j.Left.Columns()...), j.Right.Columns()...)):
+				if d := impliedFor(c, j.Left.Columns()); d != nil {
+					toLeft = append(toLeft, d)
+				}
+				if d := impliedFor(c, j.Right.Columns()); d != nil {
+					toRight = append(toRight, d)
+				}
 				eq, other := SplitConds([]expr.Expr{c}, j.Left.Columns(), j.Right.Columns())
 				j.Equi = append(j.Equi, eq...)
 				j.Other = append(j.Other, other...)

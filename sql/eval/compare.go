@@ -70,6 +70,18 @@ func compareInto(op cmpOp, a, b vec, m int, out []byte) error {
 		cmpDecimals(op, x.Values(), y.Values(), a.scalar, b.scalar, m, out)
 	case *array.String:
 		y := b.arr.(*array.String)
+		if eq, ne := op == (cmpOp{false, true, false}), op == (cmpOp{true, false, true}); (eq || ne) && b.scalar && !a.scalar {
+			// Equality with a constant: lengths first, then the bytes;
+			// no three-way compare, no string headers.
+			c := y.Value(b.idx(0))
+			offs, data := x.ValueOffsets(), x.ValueBytes()
+			base := int(offs[0])
+			for i := 0; i < m; i++ {
+				lo, hi := int(offs[i])-base, int(offs[i+1])-base
+				out[i>>3] |= b2u((hi-lo == len(c) && string(data[lo:hi]) == c) == eq) << (i & 7)
+			}
+			return nil
+		}
 		for i := 0; i < m; i++ {
 			if op.test(strings.Compare(x.Value(a.idx(i)), y.Value(b.idx(i)))) {
 				bitutil.SetBit(out, i)
@@ -150,21 +162,19 @@ func cmpDecimals(op cmpOp, x, y []decimal128.Num, xs, ys bool, m int, out []byte
 		test = func(p, q decimal128.Num) bool { return !less(p, q) }
 	}
 	if ys && !xs {
-		// Column against a constant, the common case: one loop per
-		// operator, so the comparison inlines.
-		c := decConst{h: y[0].HighBits(), l: y[0].LowBits()}
+		// Column against a constant, the common case.
 		switch op {
-		case cmpOp{true, false, false}:
-			packDec(x[:m], out, decLT(c))
+		case cmpOp{true, false, false}: // v < c
+			packDecLess(x[:m], y[0], false, out, false)
 			return
-		case cmpOp{false, false, true}:
-			packDec(x[:m], out, decGT(c))
+		case cmpOp{false, false, true}: // v > c  ⇔  c < v
+			packDecLess(x[:m], y[0], true, out, false)
 			return
-		case cmpOp{true, true, false}:
-			packDec(x[:m], out, decLE(c))
+		case cmpOp{true, true, false}: // v <= c  ⇔  !(c < v)
+			packDecLess(x[:m], y[0], true, out, true)
 			return
-		case cmpOp{false, true, true}:
-			packDec(x[:m], out, decGE(c))
+		case cmpOp{false, true, true}: // v >= c  ⇔  !(v < c)
+			packDecLess(x[:m], y[0], false, out, true)
 			return
 		}
 	}
@@ -180,49 +190,39 @@ func cmpDecimals(op cmpOp, x, y []decimal128.Num, xs, ys bool, m int, out []byte
 	}
 }
 
-// decConst is a DECIMAL constant's words; decLT … decGE compare a value
-// with it (value < constant …).
-type (
-	decConst struct {
-		h int64
-		l uint64
+// packDecLess sets bit i of out (zeroed) where (v[i] < c) != neg, or with
+// constFirst where (c < v[i]) != neg; eight results per store.
+func packDecLess(v []decimal128.Num, c decimal128.Num, constFirst bool, out []byte, neg bool) {
+	ch, cl := c.HighBits(), c.LowBits()
+	flip := byte(0)
+	if neg {
+		flip = 0xff
 	}
-	decLT decConst
-	decGT decConst
-	decLE decConst
-	decGE decConst
-)
-
-func (c decLT) ok(v decimal128.Num) bool {
-	h := v.HighBits()
-	return h < c.h || (h == c.h && v.LowBits() < c.l)
-}
-
-func (c decGT) ok(v decimal128.Num) bool {
-	h := v.HighBits()
-	return h > c.h || (h == c.h && v.LowBits() > c.l)
-}
-
-func (c decLE) ok(v decimal128.Num) bool {
-	h := v.HighBits()
-	return h < c.h || (h == c.h && v.LowBits() <= c.l)
-}
-
-func (c decGE) ok(v decimal128.Num) bool {
-	h := v.HighBits()
-	return h > c.h || (h == c.h && v.LowBits() >= c.l)
-}
-
-// packDec sets bit i of out (zeroed) where f.ok(v[i]), eight bits per store.
-func packDec[F interface{ ok(decimal128.Num) bool }](v []decimal128.Num, out []byte, f F) {
+	lt := func(x decimal128.Num) byte { // x < c
+		h := x.HighBits()
+		return b2u(h < ch || (h == ch && x.LowBits() < cl))
+	}
+	gt := func(x decimal128.Num) byte { // c < x
+		h := x.HighBits()
+		return b2u(h > ch || (h == ch && x.LowBits() > cl))
+	}
 	i := 0
+	if constFirst {
+		for ; i+8 <= len(v); i += 8 {
+			w := v[i : i+8 : i+8]
+			out[i>>3] = (gt(w[0]) | gt(w[1])<<1 | gt(w[2])<<2 | gt(w[3])<<3 | gt(w[4])<<4 | gt(w[5])<<5 | gt(w[6])<<6 | gt(w[7])<<7) ^ flip
+		}
+		for ; i < len(v); i++ {
+			out[i>>3] |= (gt(v[i]) ^ (flip & 1)) << (i & 7)
+		}
+		return
+	}
 	for ; i+8 <= len(v); i += 8 {
 		w := v[i : i+8 : i+8]
-		out[i>>3] = b2u(f.ok(w[0])) | b2u(f.ok(w[1]))<<1 | b2u(f.ok(w[2]))<<2 | b2u(f.ok(w[3]))<<3 |
-			b2u(f.ok(w[4]))<<4 | b2u(f.ok(w[5]))<<5 | b2u(f.ok(w[6]))<<6 | b2u(f.ok(w[7]))<<7
+		out[i>>3] = (lt(w[0]) | lt(w[1])<<1 | lt(w[2])<<2 | lt(w[3])<<3 | lt(w[4])<<4 | lt(w[5])<<5 | lt(w[6])<<6 | lt(w[7])<<7) ^ flip
 	}
 	for ; i < len(v); i++ {
-		out[i>>3] |= b2u(f.ok(v[i])) << (i & 7)
+		out[i>>3] |= (lt(v[i]) ^ (flip & 1)) << (i & 7)
 	}
 }
 
@@ -611,12 +611,44 @@ func likeKernel(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
 	buf, out := boolBuf(ev.mem, m)
 	s, p := strs(args[0]), strs(args[1])
 	want := c.Fn == "like"
+	if args[1].scalar && !args[0].scalar {
+		if pat := p.Value(args[1].idx(0)); !strings.ContainsAny(pat, "_"+string(esc)) {
+			// Only '%' wildcards (TPC-H's '%special%requests%', 'forest%'):
+			// prefix, substrings in order, suffix.
+			segs := strings.Split(pat, "%")
+			for i := 0; i < m; i++ {
+				out[i>>3] |= b2u(likeSegments(s.Value(i), segs) == want) << (i & 7)
+			}
+			return ev.fixedVec(types.BoolT, m, ev.validity(m, args...), buf, args), nil
+		}
+	}
 	for i := 0; i < m; i++ {
 		if likeMatch(s.Value(args[0].idx(i)), p.Value(args[1].idx(i)), esc) == want {
 			bitutil.SetBit(out, i)
 		}
 	}
 	return ev.fixedVec(types.BoolT, m, ev.validity(m, args...), buf, args), nil
+}
+
+// likeSegments matches s against a LIKE pattern without '_' or escapes,
+// split at its '%'s.
+func likeSegments(s string, segs []string) bool {
+	if len(segs) == 1 {
+		return s == segs[0]
+	}
+	if !strings.HasPrefix(s, segs[0]) {
+		return false
+	}
+	s = s[len(segs[0]):]
+	last := segs[len(segs)-1]
+	for _, mid := range segs[1 : len(segs)-1] {
+		k := strings.Index(s, mid)
+		if k < 0 {
+			return false
+		}
+		s = s[k+len(mid):]
+	}
+	return strings.HasSuffix(s, last)
 }
 
 func regexpKernel(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
