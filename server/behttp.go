@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"github.com/dorisgo/dorisgo/storage"
 	"log/slog"
 	"net"
 	"net/http"
@@ -27,7 +28,7 @@ type BackendHTTP struct {
 func ServeBackendHTTP(b *be.Backend, addr string, log *slog.Logger) (*BackendHTTP, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(b.Collectors()...)
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), columnCacheGauge())
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /api/health", func(w http.ResponseWriter, r *http.Request) {
@@ -53,3 +54,11 @@ func (h *BackendHTTP) Addr() string { return h.ln.Addr().String() }
 
 // Close stops serving.
 func (h *BackendHTTP) Close() error { return h.srv.Close() }
+
+// columnCacheGauge reports the process's decoded column cache (shared by
+// its backends, so it is not per backend).
+func columnCacheGauge() prometheus.Collector {
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "doris", Name: "column_cache_bytes",
+		Help: "Bytes of decoded segment columns the process's column cache holds."},
+		func() float64 { return float64(storage.ColumnCacheBytes()) })
+}

@@ -33,6 +33,7 @@ func newMetrics(s *Server) *metrics {
 	m.httpLatency = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "doris", Subsystem: "fe", Name: "http_request_seconds", Help: "HTTP request latency."}, []string{"path"})
 	m.reg.MustRegister(m.loadRows, m.loadBytes, m.loads, m.httpLatency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		columnCacheGauge(),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "doris", Subsystem: "fe", Name: "connection_total", Help: "Open MySQL connections."},
 			func() float64 { return float64(s.wire.ConnCount()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "doris", Subsystem: "fe", Name: "backends_alive", Help: "Alive backends."},

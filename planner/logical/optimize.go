@@ -14,7 +14,96 @@ func Optimize(n Node) Node {
 		used[c.ID] = true
 	}
 	collectUsed(n, used)
-	return dropFilterOnly(pruneScans(n, used))
+	// A projection's expressions are only needed for the outputs something
+	// reads (a decorrelated subquery's projection passes every outer column
+	// through; counting them all kept every column of the outer scans).
+	// Reads of projection outputs come from anywhere above, correlated
+	// subqueries included, so grow the set to a fixpoint.
+	for projectUses(n, used) {
+	}
+	// Columns only a scan's own conjuncts read stay in the scan but leave
+	// every projection (dropFilterOnly puts one over the filter; a
+	// pass-through projection above carries the same column id).
+	proj := make(map[ColumnID]bool, len(used))
+	for id := range used {
+		proj[id] = true
+	}
+	for id := range filterOnly(n) {
+		delete(proj, id)
+	}
+	return dropFilterOnly(pruneScans(n, used, proj))
+}
+
+// filterOnly is the set of scan columns read only by the conjuncts of the
+// filter over their scan (or the scan's own filters).
+func filterOnly(root Node) map[ColumnID]bool {
+	out := map[ColumnID]bool{}
+	var walk func(n Node)
+	walk = func(n Node) {
+		var scan *Scan
+		switch x := n.(type) {
+		case *Filter:
+			scan, _ = x.Input.(*Scan)
+		case *Scan:
+			if len(x.Filters) > 0 {
+				scan = x
+			}
+		}
+		if scan != nil {
+			used := map[ColumnID]bool{}
+			for _, c := range root.Columns() {
+				used[c.ID] = true
+			}
+			collectUsedBut(root, used, n)
+			for projectUses(root, used) {
+			}
+			var keep int
+			for _, c := range scan.Cols {
+				if used[c.ID] {
+					keep++
+				}
+			}
+			if keep > 0 { // else the scan's one remaining column stays
+				for _, c := range scan.Cols {
+					if !used[c.ID] {
+						out[c.ID] = true
+					}
+				}
+			}
+			return
+		}
+		for _, in := range n.Inputs() {
+			walk(in)
+		}
+	}
+	walk(root)
+	return out
+}
+
+// projectUses adds the columns read by projection expressions whose output
+// is used; it reports whether it added any.
+func projectUses(n Node, used map[ColumnID]bool) bool {
+	grew := false
+	if p, ok := n.(*Project); ok {
+		for i, c := range p.Cols {
+			if !used[c.ID] {
+				continue
+			}
+			expr.Walk(p.Exprs[i], func(x expr.Expr) bool {
+				if r, ok := x.(*expr.ColRef); ok && !used[ColumnID(r.Index)] {
+					used[ColumnID(r.Index)] = true
+					grew = true
+				}
+				return true
+			})
+		}
+	}
+	for _, in := range n.Inputs() {
+		if projectUses(in, used) {
+			grew = true
+		}
+	}
+	return grew
 }
 
 // pushFilters moves filter conjuncts as far down as they can go.
@@ -284,7 +373,7 @@ func collectUsedBut(n Node, used map[ColumnID]bool, skip Node) {
 			add(x.Conds...)
 		}
 	case *Project:
-		add(x.Exprs...)
+		// Only for used outputs: projectUses.
 	case *Join:
 		for _, e := range x.Equi {
 			add(e.L, e.R)
@@ -357,6 +446,8 @@ func dropFilterOnly(root Node) Node {
 				used[c.ID] = true
 			}
 			collectUsedBut(root, used, n)
+			for projectUses(root, used) {
+			}
 			var keep []Column
 			for _, c := range scan.Cols {
 				if used[c.ID] {
@@ -387,7 +478,7 @@ func dropFilterOnly(root Node) Node {
 
 // pruneScans drops the columns no expression reads from every scan (keeping
 // one, so row counts survive).
-func pruneScans(n Node, used map[ColumnID]bool) Node {
+func pruneScans(n Node, used, proj map[ColumnID]bool) Node {
 	switch x := n.(type) {
 	case *Scan:
 		s := *x
@@ -403,37 +494,46 @@ func pruneScans(n Node, used map[ColumnID]bool) Node {
 		}
 		return &s
 	case *Filter:
-		return &Filter{Input: pruneScans(x.Input, used), Conds: x.Conds}
+		return &Filter{Input: pruneScans(x.Input, used, proj), Conds: x.Conds}
 	case *Project:
-		return &Project{Input: pruneScans(x.Input, used), Exprs: x.Exprs, Cols: x.Cols}
+		// Outputs nothing reads go (their inputs may be pruned below);
+		// one stays so the row count does.
+		p := &Project{Input: pruneScans(x.Input, used, proj)}
+		for i, c := range x.Cols {
+			if proj[c.ID] || (i == len(x.Cols)-1 && len(p.Cols) == 0) {
+				p.Exprs = append(p.Exprs, x.Exprs[i])
+				p.Cols = append(p.Cols, c)
+			}
+		}
+		return p
 	case *Join:
 		j := *x
-		j.Left, j.Right = pruneScans(x.Left, used), pruneScans(x.Right, used)
+		j.Left, j.Right = pruneScans(x.Left, used, proj), pruneScans(x.Right, used, proj)
 		return &j
 	case *Limit:
-		return &Limit{Input: pruneScans(x.Input, used), Offset: x.Offset, Count: x.Count}
+		return &Limit{Input: pruneScans(x.Input, used, proj), Offset: x.Offset, Count: x.Count}
 	case *Sort:
-		return &Sort{Input: pruneScans(x.Input, used), Keys: x.Keys}
+		return &Sort{Input: pruneScans(x.Input, used, proj), Keys: x.Keys}
 	case *Aggregate:
 		a := *x
-		a.Input = pruneScans(x.Input, used)
+		a.Input = pruneScans(x.Input, used, proj)
 		return &a
 	case *Window:
-		return &Window{Input: pruneScans(x.Input, used), Calls: x.Calls}
+		return &Window{Input: pruneScans(x.Input, used, proj), Calls: x.Calls}
 	case *Repeat:
 		r := *x
-		r.Input = pruneScans(x.Input, used)
+		r.Input = pruneScans(x.Input, used, proj)
 		return &r
 	case *SetOp:
 		s := *x
 		s.Ins = make([]Node, len(x.Ins))
 		for i, in := range x.Ins {
-			s.Ins[i] = pruneScans(in, used)
+			s.Ins[i] = pruneScans(in, used, proj)
 		}
 		return &s
 	case *Apply:
 		a := *x
-		a.Outer, a.Sub = pruneScans(x.Outer, used), pruneScans(x.Sub, used)
+		a.Outer, a.Sub = pruneScans(x.Outer, used, proj), pruneScans(x.Sub, used, proj)
 		return &a
 	}
 	return n

@@ -78,6 +78,24 @@ func (d *distPlanner) buildJoin(x *logical.Join) (*pnode, error) {
 	if jo.hint == hintNone {
 		l, r = d.sparkHint(jo, l, r)
 	}
+	if jo.hint == hintNone && !jo.nested() && !jo.merge && l.rows >= 0 && r.rows > 4*l.rows &&
+		(jo.typ == logical.LeftSemiJoin || jo.typ == logical.LeftAntiJoin) {
+		// Build the small side: a semi or anti join whose right side is
+		// much bigger runs as RIGHT SEMI/ANTI with the sides swapped, which
+		// outputs the same (left) columns (Doris commutes these joins too).
+		// TPC-H Q22's NOT EXISTS over orders built a 1.5M-row table.
+		if jo.typ == logical.LeftSemiJoin {
+			jo.typ = logical.RightSemiJoin
+		} else {
+			jo.typ = logical.RightAntiJoin
+		}
+		l, r = r, l
+		eq := make([]logical.EquiCond, len(jo.equi))
+		for i, e := range jo.equi {
+			eq[i] = logical.EquiCond{L: e.R, R: e.L, NullSafe: e.NullSafe}
+		}
+		jo.equi = eq
+	}
 	if jo.nested() && jo.typ == logical.RightOuterJoin {
 		// Nested loops build the right side of left-preserving joins only.
 		jo.outCols = append(append([]logical.Column{}, l.cols...), r.cols...)
