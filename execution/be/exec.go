@@ -137,6 +137,11 @@ func (b *Backend) execFragment(body []byte, stream flight.FlightService_DoAction
 	if err := json.Unmarshal(body, &req); err != nil {
 		return rpc.ToStatus(err)
 	}
+	if req.Root == nil && req.RootJSON != nil {
+		if err := json.Unmarshal(req.RootJSON, &req.Root); err != nil {
+			return rpc.ToStatus(err)
+		}
+	}
 	start := time.Now()
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()

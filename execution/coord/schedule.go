@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -28,6 +29,7 @@ type fragSched struct {
 	parent   fragment.FragmentID
 	exchange *fragment.Node
 	depth    int
+	rootJSON json.RawMessage // f.Root encoded, shared by the instances' requests
 }
 
 // schedule places every fragment's instances (planner/fragment/doc.go).
@@ -250,7 +252,14 @@ func (c *Coordinator) commonReplica(ts []fragment.TabletRef, bucket int) (catalo
 // request builds the exec_fragment request of instance i of s.
 func (q *query) request(fs []*fragSched, s *fragSched, i int) (*rpc.ExecFragmentReq, error) {
 	in := s.instances[i]
-	req := &rpc.ExecFragmentReq{QueryID: q.id, Fragment: s.f.ID, Instance: i, Root: s.f.Root, Tablets: in.tablets,
+	if s.rootJSON == nil {
+		b, err := json.Marshal(s.f.Root)
+		if err != nil {
+			return nil, err
+		}
+		s.rootJSON = b
+	}
+	req := &rpc.ExecFragmentReq{QueryID: q.id, Fragment: s.f.ID, Instance: i, RootJSON: s.rootJSON, Tablets: in.tablets,
 		NowMicro: q.now, MemLimit: q.memLimit, Budget: q.c.ExchangeBudget, Exchanges: map[fragment.NodeID]rpc.ExchangeIn{},
 		Tasks: s.f.Tasks, Instances: len(s.instances)}
 	var err error

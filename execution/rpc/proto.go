@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"encoding/json"
 	"github.com/dorisgo/dorisgo/execution/op"
 	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/storage"
@@ -91,10 +92,13 @@ type StreamID struct {
 // when the instance ends; the call stays open meanwhile, so its
 // cancellation cancels the instance and a broken connection fails it.
 type ExecFragmentReq struct {
-	QueryID  string                                   `json:"query_id"`
-	Fragment fragment.FragmentID                      `json:"fragment"`
-	Instance int                                      `json:"instance"`
-	Root     *fragment.Node                           `json:"root"`
+	QueryID  string              `json:"query_id"`
+	Fragment fragment.FragmentID `json:"fragment"`
+	Instance int                 `json:"instance"`
+	Root     *fragment.Node      `json:"root,omitempty"`
+	// RootJSON, when set instead of Root, is Root already encoded: the FE
+	// encodes a fragment's plan once, not once per instance.
+	RootJSON json.RawMessage                          `json:"root_json,omitempty"`
 	Tablets  map[fragment.NodeID][]fragment.TabletRef `json:"tablets"`
 	// Exchanges says, per EXCHANGE node of Root, how many sender instances
 	// will stream to this instance, and the merge keys of a merging one.
