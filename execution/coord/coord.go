@@ -41,6 +41,9 @@ type Coordinator struct {
 	// (and outbox) of the queries this coordinator runs; 0 means
 	// op.DefaultExchangeBudget. Set it before running queries.
 	ExchangeBudget int64
+	// BatchRows is the rows per batch scans produce; ≤ 0: the storage
+	// default (16K). Set it before running queries.
+	BatchRows int
 
 	mu      sync.Mutex
 	clients map[catalog.BackendID]*rpc.Client

@@ -59,6 +59,9 @@ func newCluster(t *testing.T, n int) *cluster {
 		c.ids = append(c.ids, rec.ID)
 	}
 	c.co = coord.New(cat, nil)
+	// Small batches, so that the exchange tests' data spans many of them
+	// (backpressure, mid-stream deaths) without big tables.
+	c.co.BatchRows = 4096
 	if err := c.co.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -260,7 +260,7 @@ func (q *query) request(fs []*fragSched, s *fragSched, i int) (*rpc.ExecFragment
 		s.rootJSON = b
 	}
 	req := &rpc.ExecFragmentReq{QueryID: q.id, Fragment: s.f.ID, Instance: i, RootJSON: s.rootJSON, Tablets: in.tablets,
-		NowMicro: q.now, MemLimit: q.memLimit, Budget: q.c.ExchangeBudget, Exchanges: map[fragment.NodeID]rpc.ExchangeIn{},
+		NowMicro: q.now, MemLimit: q.memLimit, Budget: q.c.ExchangeBudget, BatchRows: q.c.BatchRows, Exchanges: map[fragment.NodeID]rpc.ExchangeIn{},
 		Tasks: s.f.Tasks, Instances: len(s.instances)}
 	var err error
 	fragment.Walk(s.f.Root, func(n *fragment.Node) {

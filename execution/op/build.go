@@ -19,6 +19,8 @@ type Sources struct {
 	// Filters are the instance's runtime filters; nil: none are published
 	// or applied.
 	Filters *RuntimeFilters
+	// BatchRows is the rows per scan batch; ≤ 0: the storage default.
+	BatchRows int
 }
 
 // Build turns a node tree into an operator tree.
@@ -46,7 +48,7 @@ func Build(env *Env, n *fragment.Node, src *Sources) (Operator, error) {
 		}
 		reqs := make([]storage.ScanRequest, len(tablets))
 		for i, t := range tablets {
-			reqs[i] = storage.ScanRequest{Tablet: t.Tablet, Version: t.Version, Columns: s.Columns, Ranges: s.Ranges}
+			reqs[i] = storage.ScanRequest{Tablet: t.Tablet, Version: t.Version, Columns: s.Columns, Ranges: s.Ranges, BatchRows: src.BatchRows}
 		}
 		read := n.Output
 		if s.Keep != nil {

@@ -106,7 +106,8 @@ type ExecFragmentReq struct {
 	Sink      SinkPlan                       `json:"sink"`
 	NowMicro  int64                          `json:"now"`
 	MemLimit  int64                          `json:"mem_limit,omitempty"`
-	Budget    int64                          `json:"budget,omitempty"` // exchange byte budget; 0: default
+	Budget    int64                          `json:"budget,omitempty"`     // exchange byte budget; 0: default
+	BatchRows int                            `json:"batch_rows,omitempty"` // scan batch rows; 0: default
 	// Tasks > 1 runs the fragment as that many pipeline tasks (the planner's
 	// Fragment.Tasks); Instances is the fragment's instance count.
 	Tasks     int `json:"tasks,omitempty"`
