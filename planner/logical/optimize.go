@@ -34,29 +34,42 @@ func Optimize(n Node) Node {
 	return dropFilterOnly(pruneScans(n, used, proj))
 }
 
+// filteredScan is the scan n filters: a Filter directly over a Scan, or a
+// Scan with filters of its own; nil otherwise.
+func filteredScan(n Node) *Scan {
+	switch x := n.(type) {
+	case *Filter:
+		s, _ := x.Input.(*Scan)
+		return s
+	case *Scan:
+		if len(x.Filters) > 0 {
+			return x
+		}
+	}
+	return nil
+}
+
+// usedBesides is every column the plan at root reads, not counting the
+// conjuncts of node n.
+func usedBesides(root, n Node) map[ColumnID]bool {
+	used := map[ColumnID]bool{}
+	for _, c := range root.Columns() {
+		used[c.ID] = true
+	}
+	collectUsedBut(root, used, n)
+	for projectUses(root, used) {
+	}
+	return used
+}
+
 // filterOnly is the set of scan columns read only by the conjuncts of the
 // filter over their scan (or the scan's own filters).
 func filterOnly(root Node) map[ColumnID]bool {
 	out := map[ColumnID]bool{}
 	var walk func(n Node)
 	walk = func(n Node) {
-		var scan *Scan
-		switch x := n.(type) {
-		case *Filter:
-			scan, _ = x.Input.(*Scan)
-		case *Scan:
-			if len(x.Filters) > 0 {
-				scan = x
-			}
-		}
-		if scan != nil {
-			used := map[ColumnID]bool{}
-			for _, c := range root.Columns() {
-				used[c.ID] = true
-			}
-			collectUsedBut(root, used, n)
-			for projectUses(root, used) {
-			}
+		if scan := filteredScan(n); scan != nil {
+			used := usedBesides(root, n)
 			var keep int
 			for _, c := range scan.Cols {
 				if used[c.ID] {
@@ -431,23 +444,8 @@ func collectUsedBut(n Node, used map[ColumnID]bool, skip Node) {
 func dropFilterOnly(root Node) Node {
 	var rewrite func(n Node) Node
 	rewrite = func(n Node) Node {
-		var scan *Scan
-		switch x := n.(type) {
-		case *Filter:
-			scan, _ = x.Input.(*Scan)
-		case *Scan:
-			if len(x.Filters) > 0 {
-				scan = x
-			}
-		}
-		if scan != nil {
-			used := map[ColumnID]bool{}
-			for _, c := range root.Columns() {
-				used[c.ID] = true
-			}
-			collectUsedBut(root, used, n)
-			for projectUses(root, used) {
-			}
+		if scan := filteredScan(n); scan != nil {
+			used := usedBesides(root, n)
 			var keep []Column
 			for _, c := range scan.Cols {
 				if used[c.ID] {

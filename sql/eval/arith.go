@@ -2,7 +2,6 @@ package eval
 
 import (
 	"math"
-	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -408,14 +407,7 @@ func arithDecFast(fn string, x, y []num, xs, ys bool, sa, sb, rs, rp, m int, vb 
 		}
 		var r int64
 		if mul {
-			hi, lo := bits.Mul64(uint64(pl), uint64(ql))
-			h := int64(hi)
-			if pl < 0 {
-				h -= ql
-			}
-			if ql < 0 {
-				h -= pl
-			}
+			h, lo := mul64(pl, ql)
 			r = int64(lo)
 			if h != r>>63 {
 				return false, false
