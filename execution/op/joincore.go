@@ -2,6 +2,7 @@ package op
 
 import (
 	"context"
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -15,20 +16,22 @@ import (
 // JoinType is a join operator as Doris EXPLAIN names it.
 type JoinType uint8
 
+// The numbers are the plan's (fragment.JoinSpec.Type), so a spec converts
+// directly.
 const (
-	InnerJoin JoinType = iota
-	LeftOuterJoin
-	RightOuterJoin
-	FullOuterJoin
-	LeftSemiJoin
-	LeftAntiJoin
-	RightSemiJoin
-	RightAntiJoin
+	InnerJoin      = JoinType(fragment.JoinInner)
+	LeftOuterJoin  = JoinType(fragment.JoinLeftOuter)
+	RightOuterJoin = JoinType(fragment.JoinRightOuter)
+	FullOuterJoin  = JoinType(fragment.JoinFullOuter)
+	LeftSemiJoin   = JoinType(fragment.JoinLeftSemi)
+	LeftAntiJoin   = JoinType(fragment.JoinLeftAnti)
+	RightSemiJoin  = JoinType(fragment.JoinRightSemi)
+	RightAntiJoin  = JoinType(fragment.JoinRightAnti)
 	// NullAwareLeftAntiJoin is NOT IN: a NULL on the build side rejects every
 	// probe row; a NULL probe key qualifies only against an empty build side.
-	NullAwareLeftAntiJoin
+	NullAwareLeftAntiJoin = JoinType(fragment.JoinNullAwareLeftAnti)
 	// CrossJoin is a join without any predicate (nested loop only).
-	CrossJoin
+	CrossJoin = JoinType(fragment.JoinCross)
 )
 
 var joinTypeNames = [...]string{

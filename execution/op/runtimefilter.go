@@ -58,8 +58,7 @@ type RuntimeFilter struct {
 // newRuntimeFilter collects key's non-NULL values; nil when the key's type
 // is not one the filter holds.
 func newRuntimeFilter(key arrow.Array) *RuntimeFilter {
-	vals, ok := rfValues(key)
-	if !ok {
+	if _, ok := rfValues(key); !ok {
 		return nil
 	}
 	n := key.Len() - key.NullN()
@@ -75,14 +74,15 @@ func newRuntimeFilter(key arrow.Array) *RuntimeFilter {
 	f.words = make([]uint64, w)
 	f.shift = uint(64 - bits.TrailingZeros(uint(w)))
 	nulls := key.NullN() > 0
-	each(vals, func(i int, v int64) {
+	for i, u := range fixedKeyValues(key, make([]uint64, key.Len())) {
 		if nulls && key.IsNull(i) {
-			return
+			continue
 		}
+		v := int64(u)
 		f.min, f.max = min(f.min, v), max(f.max, v)
-		h := fixedHash(uint64(v))
+		h := fixedHash(u)
 		f.words[f.word(h)] |= bloomMask(h)
-	})
+	}
 	return f
 }
 
@@ -94,16 +94,6 @@ func (f *RuntimeFilter) word(h uint64) uint64 {
 }
 
 func bloomMask(h uint64) uint64 { return 1<<(h&63) | 1<<((h>>6)&63) | 1<<((h>>12)&63) }
-
-// mayContain reports whether v may be a build key.
-func (f *RuntimeFilter) mayContain(v int64) bool {
-	if f.empty || v < f.min || v > f.max {
-		return false
-	}
-	h := fixedHash(uint64(v))
-	m := bloomMask(h)
-	return f.words[f.word(h)]&m == m
-}
 
 // intVals is a column's values read as int64 (the join's key encoding).
 type intVals struct {
@@ -131,48 +121,21 @@ func rfValues(a arrow.Array) (intVals, bool) {
 	return intVals{}, false
 }
 
-func each(v intVals, fn func(i int, x int64)) {
-	switch {
-	case v.i8 != nil:
-		for i, x := range v.i8 {
-			fn(i, int64(x))
-		}
-	case v.i16 != nil:
-		for i, x := range v.i16 {
-			fn(i, int64(x))
-		}
-	case v.i32 != nil:
-		for i, x := range v.i32 {
-			fn(i, int64(x))
-		}
-	case v.i64 != nil:
-		for i, x := range v.i64 {
-			fn(i, x)
-		}
-	}
-}
-
 // keepRows narrows sel (row numbers, ascending) to the rows whose value
 // may be a build key; NULL never is.
 func keepRows[T int8 | int16 | int32 | int64](f *RuntimeFilter, vals []T, a arrow.Array, sel []int32) []int32 {
 	out := sel[:0]
 	nulls := a.NullN() > 0
-	lo, hi, words, shift := f.min, f.max, f.words, f.shift
 	if f.empty {
 		return out
 	}
 	for _, i := range sel {
 		v := int64(vals[i])
-		if v < lo || v > hi || (nulls && a.IsNull(int(i))) {
+		if v < f.min || v > f.max || (nulls && a.IsNull(int(i))) {
 			continue
 		}
 		h := fixedHash(uint64(v))
-		m := bloomMask(h)
-		w := uint64(0)
-		if shift < 64 {
-			w = h >> shift
-		}
-		if words[w]&m == m {
+		if m := bloomMask(h); f.words[f.word(h)]&m == m {
 			out = append(out, i)
 		}
 	}
@@ -216,8 +179,6 @@ type ScanFilter struct {
 	kept    []int64
 	off     []bool
 	sel     []int32
-	// RowsFiltered counts the rows the filters removed (for profiles).
-	RowsFiltered int64
 }
 
 var _ Operator = (*ScanFilter)(nil)
@@ -304,9 +265,6 @@ func (s *ScanFilter) Next(ctx context.Context) (arrow.Record, error) {
 			}
 		}
 		s.sel = sel
-		if !all {
-			s.RowsFiltered += int64(n - len(sel))
-		}
 		if !all && len(sel) == 0 {
 			rec.Release()
 			continue

@@ -20,20 +20,6 @@ type RFTarget struct {
 	Column int `json:"column"` // scan output column
 }
 
-// Join type numbers as JoinSpec.Type holds them (execution/op's order).
-const (
-	joinInner JoinType = iota
-	joinLeftOuter
-	joinRightOuter
-	joinFullOuter
-	joinLeftSemi
-	joinLeftAnti
-	joinRightSemi
-	joinRightAnti
-	joinNullAwareLeftAnti
-	joinCross
-)
-
 // AssignRuntimeFilters plans local runtime filters in every fragment of p:
 // for each '=' key of a hash join whose unmatched probe rows are dropped
 // (inner, left semi, right outer/semi/anti), when the probe key is a scan
@@ -58,7 +44,7 @@ func AssignRuntimeFilters(p *Plan) int {
 				return
 			}
 			switch n.Join.Type {
-			case joinInner, joinLeftSemi, joinRightOuter, joinRightSemi, joinRightAnti:
+			case JoinInner, JoinLeftSemi, JoinRightOuter, JoinRightSemi, JoinRightAnti:
 			default:
 				return
 			}
@@ -179,17 +165,17 @@ func traceToScan(n *Node, col int) (*Node, int, bool) {
 			left, right := n.Children[0], n.Children[1]
 			t := n.Join.Type
 			switch {
-			case t == joinRightSemi || t == joinRightAnti:
+			case t == JoinRightSemi || t == JoinRightAnti:
 				return nil, 0, false
 			case col < len(left.Output):
 				// The left side's rows keep their values in every join
 				// that outputs them (null extension only adds columns).
-				if t == joinRightOuter || t == joinFullOuter || !noLocalExchange(n, 0) {
+				if t == JoinRightOuter || t == JoinFullOuter || !noLocalExchange(n, 0) {
 					return nil, 0, false
 				}
 				n = left
 				continue
-			case (t == joinInner || t == joinCross) && len(n.Output) == len(left.Output)+len(right.Output):
+			case (t == JoinInner || t == JoinCross) && len(n.Output) == len(left.Output)+len(right.Output):
 				if !noLocalExchange(n, 1) {
 					return nil, 0, false
 				}

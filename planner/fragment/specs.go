@@ -5,6 +5,21 @@ import "github.com/dorisgo/dorisgo/sql/types"
 // JoinType numbers join types as planner/logical and execution/op do.
 type JoinType uint8
 
+// The join types, numbered as execution/op's JoinType (which is defined
+// from these).
+const (
+	JoinInner JoinType = iota
+	JoinLeftOuter
+	JoinRightOuter
+	JoinFullOuter
+	JoinLeftSemi
+	JoinLeftAnti
+	JoinRightSemi
+	JoinRightAnti
+	JoinNullAwareLeftAnti
+	JoinCross
+)
+
 // Distribution is how a join's inputs were brought together.
 type Distribution uint8
 

@@ -1,23 +1,26 @@
 package logical
 
 import (
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/expr"
 )
 
 // JoinType is the logical join type.
 type JoinType uint8
 
+// The numbers are the plan's (fragment.JoinType), which the physical
+// planner emits by conversion.
 const (
-	InnerJoin JoinType = iota
-	LeftOuterJoin
-	RightOuterJoin
-	FullOuterJoin
-	LeftSemiJoin
-	LeftAntiJoin
-	RightSemiJoin
-	RightAntiJoin
-	NullAwareLeftAntiJoin // NOT IN over a nullable key
-	CrossJoin
+	InnerJoin             = JoinType(fragment.JoinInner)
+	LeftOuterJoin         = JoinType(fragment.JoinLeftOuter)
+	RightOuterJoin        = JoinType(fragment.JoinRightOuter)
+	FullOuterJoin         = JoinType(fragment.JoinFullOuter)
+	LeftSemiJoin          = JoinType(fragment.JoinLeftSemi)
+	LeftAntiJoin          = JoinType(fragment.JoinLeftAnti)
+	RightSemiJoin         = JoinType(fragment.JoinRightSemi)
+	RightAntiJoin         = JoinType(fragment.JoinRightAnti)
+	NullAwareLeftAntiJoin = JoinType(fragment.JoinNullAwareLeftAnti) // NOT IN over a nullable key
+	CrossJoin             = JoinType(fragment.JoinCross)
 )
 
 var joinNames = [...]string{"INNER JOIN", "LEFT OUTER JOIN", "RIGHT OUTER JOIN", "FULL OUTER JOIN",
