@@ -16,6 +16,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
@@ -40,7 +41,15 @@ type Backend struct {
 
 	mu      sync.Mutex
 	queries map[string]*queryState
-	clients map[string]*rpc.Client // peers this backend pushes exchange streams to
+	// ended remembers recently finished queries (endedOrder oldest first);
+	// registered is closed and replaced whenever an instance registers or
+	// a query ends, waking the streams waiting for an inbox.
+	ended      map[string]time.Time
+	endedOrder []string
+	registered chan struct{}
+	// earlyStreams counts the streams waiting for their inbox now.
+	earlyStreams atomic.Int64
+	clients      map[string]*rpc.Client // peers this backend pushes exchange streams to
 
 	metrics *metrics
 }
@@ -59,7 +68,8 @@ func Start(dir, addr string, log *slog.Logger) (*Backend, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	b := &Backend{store: st, ln: ln, start: time.Now(), log: log, queries: map[string]*queryState{}, clients: map[string]*rpc.Client{}}
+	b := &Backend{store: st, ln: ln, start: time.Now(), log: log, queries: map[string]*queryState{},
+		ended: map[string]time.Time{}, registered: make(chan struct{}), clients: map[string]*rpc.Client{}}
 	b.metrics = newMetrics(b)
 	b.gs = grpc.NewServer(rpc.ServerOptions()...)
 	flight.RegisterFlightServiceServer(b.gs, b)

@@ -37,6 +37,13 @@ type queryState struct {
 	cancels  map[*context.CancelFunc]struct{}
 	inboxes  map[inboxKey]*op.Inbox
 	outboxes map[outboxKey]*op.Inbox
+	// expected is how many instances of the query the FE starts on this
+	// backend and registered how many of them did: the FE starts every
+	// fragment at once, so a stream can reach an inbox that does not exist
+	// yet, and only once all have registered does a missing inbox mean
+	// "its instance is done" rather than "not here yet".
+	expected   int
+	registered int
 }
 
 func (b *Backend) query(q string) *queryState {
@@ -49,18 +56,87 @@ func (b *Backend) query(q string) *queryState {
 	return s
 }
 
+// gc forgets a query whose instances here have all run and whose outboxes
+// were read; one with instances still to come stays, or their early
+// streams would take its inboxes for gone.
 func (b *Backend) gc(q string) {
-	if s := b.queries[q]; s != nil && len(s.cancels) == 0 && len(s.inboxes) == 0 && len(s.outboxes) == 0 {
-		delete(b.queries, q)
+	s := b.queries[q]
+	if s == nil || len(s.cancels) > 0 || len(s.inboxes) > 0 || len(s.outboxes) > 0 || s.registered < s.expected {
+		return
+	}
+	delete(b.queries, q)
+	b.endLocked(q)
+}
+
+// endedTTL is how long a backend remembers a finished or cancelled query,
+// so that a stream or instance arriving after its end is turned away
+// instead of waiting for a registration that never comes.
+const endedTTL = time.Minute
+
+// endLocked records that q ended on this backend.
+func (b *Backend) endLocked(q string) {
+	now := time.Now()
+	for len(b.endedOrder) > 0 {
+		old := b.endedOrder[0]
+		if now.Sub(b.ended[old]) < endedTTL {
+			break
+		}
+		delete(b.ended, old)
+		b.endedOrder = b.endedOrder[1:]
+	}
+	if _, ok := b.ended[q]; !ok {
+		b.endedOrder = append(b.endedOrder, q)
+	}
+	b.ended[q] = now
+	b.notifyLocked()
+}
+
+// notifyLocked wakes the streams waiting for an inbox to be registered.
+func (b *Backend) notifyLocked() {
+	close(b.registered)
+	b.registered = make(chan struct{})
+}
+
+// inbox returns the inbox of id, waiting while its instance has not
+// registered yet; nil means the receiver is done (or the query ended).
+func (b *Backend) inbox(ctx context.Context, id rpc.StreamID) (*op.Inbox, error) {
+	key := inboxKey{id.Exchange, id.Receiver}
+	for early := false; ; early = true {
+		b.mu.Lock()
+		s := b.queries[id.QueryID]
+		_, ended := b.ended[id.QueryID]
+		var ib *op.Inbox
+		if s != nil {
+			ib = s.inboxes[key]
+		}
+		settled := ib != nil || ended || (s != nil && s.registered >= s.expected)
+		wait := b.registered
+		b.mu.Unlock()
+		if settled {
+			if early {
+				b.earlyStreams.Add(-1)
+			}
+			return ib, nil
+		}
+		if !early {
+			b.earlyStreams.Add(1)
+		}
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			b.earlyStreams.Add(-1)
+			return nil, ctx.Err()
+		}
 	}
 }
 
 // cancelQuery cancels a query's instances and drops its inboxes and
-// outboxes (the FE sends it for KILL, errors, and at every query's end).
+// outboxes (the FE sends it for KILL and errors).
 func (b *Backend) cancelQuery(q string) {
 	b.mu.Lock()
 	s := b.queries[q]
 	delete(b.queries, q)
+	b.endLocked(q)
 	b.mu.Unlock()
 	if s == nil {
 		return
@@ -185,8 +261,14 @@ func (in *instance) register(cancel *context.CancelFunc) error {
 	walk(req.Root, func(n *fragment.Node) { nodes[n.ID] = n })
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if _, ended := b.ended[req.QueryID]; ended {
+		return sqlerr.Doris.New(fmt.Sprintf("query %s already ended on this backend (cancelled?)", req.QueryID))
+	}
 	s := b.query(req.QueryID)
 	s.cancels[cancel] = struct{}{}
+	s.expected = max(s.expected, req.BackendInstances)
+	s.registered++
+	defer b.notifyLocked()
 	for id, x := range req.Exchanges {
 		n := nodes[id]
 		if n == nil || n.Kind != fragment.KindExchange {
@@ -322,15 +404,14 @@ func (in *instance) exchangeTasks(n *fragment.Node, tasks int) ([]op.Operator, e
 
 // receive feeds an exchange stream into its inbox. While the inbox is over
 // its budget Put blocks, this handler stops reading, and gRPC flow control
-// stops the sender. A receiver that is gone or closed ends the stream with
-// OK, which the sender takes as "stop sending here".
+// stops the sender. A stream that arrives before its receiver registered
+// waits for it; a receiver that is gone or closed ends the stream with OK,
+// which the sender takes as "stop sending here".
 func (b *Backend) receive(ctx context.Context, r *flight.Reader, id rpc.StreamID) error {
-	b.mu.Lock()
-	var ib *op.Inbox
-	if s := b.queries[id.QueryID]; s != nil {
-		ib = s.inboxes[inboxKey{id.Exchange, id.Receiver}]
+	ib, err := b.inbox(ctx, id)
+	if err != nil {
+		return rpc.ToStatus(err)
 	}
-	b.mu.Unlock()
 	if ib == nil {
 		return nil
 	}

@@ -70,6 +70,10 @@ func newMetrics(b *Backend) *metrics {
 		}
 		return float64(n)
 	})
+	early := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "doris", Subsystem: "be", Name: "exchange_early_streams",
+		Help: "Exchange streams waiting now for their receiving instance to start."}, func() float64 {
+		return float64(b.earlyStreams.Load())
+	})
 	uptime := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "doris", Subsystem: "be", Name: "uptime_seconds",
 		Help: "Seconds since the backend started."}, func() float64 { return time.Since(b.start).Seconds() })
 	cacheHits := prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: "doris", Subsystem: "be", Name: "column_cache_hits_total",
@@ -77,7 +81,7 @@ func newMetrics(b *Backend) *metrics {
 	cacheMisses := prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: "doris", Subsystem: "be", Name: "column_cache_misses_total",
 		Help: "Segment columns scans read from storage and decoded."}, func() float64 { _, m := b.store.ColumnCacheStats(); return float64(m) })
 	m.collectors = []prometheus.Collector{m.instances, m.tasks, m.instanceTime, m.sentRows, m.sentBytes, m.sentWire,
-		m.sentBlocked, m.recvRows, m.recvBytes, m.recvBlocked, m.operatorRows, running, buffered, uptime, cacheHits, cacheMisses}
+		m.sentBlocked, m.recvRows, m.recvBytes, m.recvBlocked, m.operatorRows, running, buffered, early, uptime, cacheHits, cacheMisses}
 	return m
 }
 

@@ -175,44 +175,53 @@ func (c *Coordinator) Run(ctx context.Context, plan *fragment.Plan, env *op.Env,
 	return &Query{Operator: root, q: q}, nil
 }
 
-// startAll starts the instances level by level: a fragment's receivers
-// exist (their inboxes registered) before any of its senders starts.
+// startAll starts every backend instance at once and returns when all
+// have registered their inboxes. A sender may thus start before its
+// receiver: the receiving backend holds the stream until the inbox exists
+// (each request says how many instances its backend gets, so the backend
+// knows when none is still to come). Starting level by level would cost a
+// round trip per plan level before the leaves could run.
 func (q *query) startAll(fs []*fragSched) error {
-	maxDepth := 0
-	for _, s := range fs {
-		maxDepth = max(maxDepth, s.depth)
+	perBackend := map[catalog.BackendID]int{}
+	for _, s := range fs[1:] {
+		for _, in := range s.instances {
+			perBackend[in.backend]++
+		}
 	}
-	for d := 1; d <= maxDepth; d++ {
-		var wg sync.WaitGroup
-		errs := make(chan error, 1)
-		for _, s := range fs[1:] {
-			if s.depth != d {
-				continue
+	type start struct {
+		be  catalog.BackendID
+		req *rpc.ExecFragmentReq
+	}
+	var starts []start
+	for _, s := range fs[1:] {
+		for i := range s.instances {
+			req, err := q.request(fs, s, i)
+			if err != nil {
+				return err
 			}
-			for i := range s.instances {
-				req, err := q.request(fs, s, i)
-				if err != nil {
-					return err
+			req.BackendInstances = perBackend[s.instances[i].backend]
+			starts = append(starts, start{s.instances[i].backend, req})
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 1)
+	for _, st := range starts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := q.start(st.be, st.req); err != nil {
+				select {
+				case errs <- err:
+				default:
 				}
-				be := s.instances[i].backend
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if err := q.start(be, req); err != nil {
-						select {
-						case errs <- err:
-						default:
-						}
-					}
-				}()
 			}
-		}
-		wg.Wait()
-		select {
-		case err := <-errs:
-			return err
-		default:
-		}
+		}()
+	}
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
 	}
 	return nil
 }

@@ -28,7 +28,6 @@ type fragSched struct {
 	// parent is the fragment holding exchange, the node reading f.
 	parent   fragment.FragmentID
 	exchange *fragment.Node
-	depth    int
 	rootJSON json.RawMessage // f.Root encoded, shared by the instances' requests
 }
 
@@ -55,7 +54,8 @@ func (c *Coordinator) schedule(plan *fragment.Plan) ([]*fragSched, error) {
 			return nil, sqlerr.Assertf("fragment %d is read by no exchange", s.f.ID)
 		}
 	}
-	// Depths order the start: receivers before their senders.
+	// Every fragment's chain of readers reaches the root (a cycle would
+	// start instances that wait for each other forever).
 	for _, s := range fs[1:] {
 		d, p := 0, s
 		for p.f.ID != 0 {
@@ -65,7 +65,6 @@ func (c *Coordinator) schedule(plan *fragment.Plan) ([]*fragSched, error) {
 			}
 			p = fs[p.parent]
 		}
-		s.depth = d
 	}
 	fs[0].instances = []*instance{{}}
 	for _, s := range fs[1:] {

@@ -3,6 +3,7 @@ package op
 import (
 	"fmt"
 	"math/rand"
+	"sort"
 	"strings"
 	"testing"
 
@@ -244,4 +245,70 @@ func TestHashAggDistinctAndDecimal(t *testing.T) {
 	got := drain(t, a)
 	a.Close()
 	equalRows(t, got, []string{"1|2|4.20|3.10|1.4000|2.00", "2|1|-0.01|-0.01|-0.0100|-0.01"})
+}
+
+// TestHashAggDistinctPaths checks COUNT/SUM(DISTINCT) over an INT column
+// (kept by value) and a VARCHAR one (kept by key bytes) against maps, over
+// many small batches with NULLs, zeros and repeats across batches.
+func TestHashAggDistinctPaths(t *testing.T) {
+	mem, check := checked(t)
+	defer check()
+	r := rand.New(rand.NewSource(11))
+	in := cols("g", types.BigIntT, "v", types.IntT, "s", types.StringT)
+	var rows []row
+	type agg struct {
+		ints map[int64]bool
+		strs map[string]bool
+	}
+	want := map[int64]*agg{}
+	for i := 0; i < 3000; i++ {
+		g := int64(r.Intn(7))
+		if want[g] == nil {
+			want[g] = &agg{ints: map[int64]bool{}, strs: map[string]bool{}}
+		}
+		var v, s any
+		if r.Intn(10) > 0 {
+			x := int64(r.Intn(60) - 30)
+			if x == 0 && g != 3 { // only group 3 has a zero (a NULL must not count as one)
+				x = 1
+			}
+			v = x
+			want[g].ints[x] = true
+		}
+		if r.Intn(10) > 0 {
+			x := fmt.Sprintf("s%d", r.Intn(40))
+			s = x
+			want[g].strs[x] = true
+		}
+		rows = append(rows, row{g, v, s})
+	}
+	v, s := colRef(1, types.IntT), colRef(2, types.StringT)
+	calls := []AggCall{
+		{Fn: "count", Args: []expr.Expr{v}, ArgType: types.IntT, Distinct: true},
+		{Fn: "sum", Args: []expr.Expr{v}, ArgType: types.IntT, Distinct: true},
+		{Fn: "count", Args: []expr.Expr{s}, ArgType: types.StringT, Distinct: true},
+	}
+	out := []types.Column{{Name: "g", Type: types.BigIntT}}
+	for _, c := range calls {
+		rt, _ := AggResultType(c.Fn, c.ArgType, c.Distinct)
+		out = append(out, types.Column{Name: c.Fn, Type: rt, Nullable: true})
+	}
+	a, err := NewHashAgg(testEnv(mem), newSource(mem, in, rows, 37), HashAggSpec{
+		Groups: []expr.Expr{colRef(0, types.BigIntT)}, Aggs: calls, Output: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := drain(t, a)
+	a.Close()
+	sort.Strings(got)
+	var exp []string
+	for g, w := range want {
+		sum := int64(0)
+		for x := range w.ints {
+			sum += x
+		}
+		exp = append(exp, fmt.Sprintf("%d|%d|%d|%d", g, len(w.ints), sum, len(w.strs)))
+	}
+	sort.Strings(exp)
+	equalRows(t, got, exp)
 }

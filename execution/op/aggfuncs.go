@@ -455,33 +455,77 @@ func (a *concatAgg) finalize(mem memory.Allocator, from, to int) arrow.Array {
 func (a *concatAgg) memBytes() int64 { return int64(cap(a.has)+cap(a.parts)*24) + a.bytes }
 
 // distinctAgg feeds its inner function only the first occurrence of each
-// (group, argument values) pair.
+// (group, argument values) pair. One fixed-width argument is remembered
+// by value (no key bytes, no allocation per pair); others by their key
+// encoding.
 type distinctAgg struct {
 	inner aggFunc
 	mem   memory.Allocator
 	seen  map[string]struct{}
+	fixed map[distinctPair]struct{}
 	enc   encKeys
 	key   []byte
+	vals  []uint64
+	keep  []int32
+	kg    []int32
 	bytes int64
+}
+
+// distinctPair is a group id and an argument's 8-byte key value.
+type distinctPair struct {
+	g int32
+	v uint64
 }
 
 func (a *distinctAgg) resize(g int) { a.inner.resize(g) }
 func (a *distinctAgg) update(gids []int32, args []arrow.Array) {
-	a.enc.encode(args, nil)
-	var keep []int32
-	for i, g := range gids {
-		if allValid(args, i) {
-			a.key = append(a.key[:0], byte(g), byte(g>>8), byte(g>>16), byte(g>>24))
-			a.key = append(a.key, a.enc.key(i)...)
-			if _, ok := a.seen[string(a.key)]; ok {
+	keep := a.keep[:0]
+	if valueKeyed(args) {
+		if a.fixed == nil {
+			a.fixed = map[distinctPair]struct{}{}
+		}
+		a.vals = fixedKeyValues(args[0], growU64(a.vals, args[0].Len()))
+		nulls := args[0].NullN() > 0
+		for i, g := range gids {
+			if nulls && args[0].IsNull(i) {
 				continue
 			}
-			a.seen[string(a.key)] = struct{}{}
-			a.bytes += int64(len(a.key)) + 48
+			p := distinctPair{g, a.vals[i]}
+			if _, ok := a.fixed[p]; ok {
+				continue
+			}
+			a.fixed[p] = struct{}{}
+			a.bytes += 32
 			keep = append(keep, int32(i))
 		}
+	} else {
+		a.enc.encode(args, nil)
+		for i, g := range gids {
+			if allValid(args, i) {
+				a.key = append(a.key[:0], byte(g), byte(g>>8), byte(g>>16), byte(g>>24))
+				a.key = append(a.key, a.enc.key(i)...)
+				if _, ok := a.seen[string(a.key)]; ok {
+					continue
+				}
+				a.seen[string(a.key)] = struct{}{}
+				a.bytes += int64(len(a.key)) + 48
+				keep = append(keep, int32(i))
+			}
+		}
 	}
+	a.keep = keep
 	if len(keep) == 0 {
+		return
+	}
+	a.kg = growInt32(a.kg, len(keep))
+	for i, r := range keep {
+		a.kg[i] = gids[r]
+	}
+	// COUNT needs only the groups of the kept rows (all non-NULL).
+	if c, ok := a.inner.(*countAgg); ok {
+		for _, g := range a.kg {
+			c.n[g]++
+		}
 		return
 	}
 	sub, err := takeCols(a.mem, args, keep)
@@ -489,11 +533,7 @@ func (a *distinctAgg) update(gids []int32, args []arrow.Array) {
 		panic(err) // take of same-typed columns cannot fail
 	}
 	defer releaseAll(sub)
-	kg := make([]int32, len(keep))
-	for i, r := range keep {
-		kg[i] = gids[r]
-	}
-	a.inner.update(kg, sub)
+	a.inner.update(a.kg, sub)
 }
 func (a *distinctAgg) merge(gids []int32, states []arrow.Array) { a.inner.merge(gids, states) }
 func (a *distinctAgg) serialize(mem memory.Allocator, from, to int) []arrow.Array {

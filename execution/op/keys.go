@@ -43,6 +43,10 @@ func fixedWidth(a arrow.Array) int {
 	return 8
 }
 
+// valueKeyed says whether cols is one column whose rows fixedKeyValues
+// turns into 8-byte values that are equal exactly when the keys are.
+func valueKeyed(cols []arrow.Array) bool { return len(cols) == 1 && fixedWidth(cols[0]) == 8 }
+
 // encode fills k from cols. nullSafe[c] marks a '<=>' column (NULL equals
 // NULL); nil means every column is null-safe (GROUP BY, DISTINCT, set ops).
 func (k *encKeys) encode(cols []arrow.Array, nullSafe []bool) {
@@ -372,7 +376,7 @@ func (g *groupTable) grow() {
 func (g *groupTable) fixedMode(cols []arrow.Array) bool {
 	if g.mode == 0 {
 		g.mode = 1
-		if len(cols) == 1 && fixedWidth(cols[0]) == 8 && cols[0].DataType().ID() != arrow.NULL {
+		if valueKeyed(cols) {
 			g.mode = 2
 		}
 	}

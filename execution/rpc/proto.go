@@ -112,6 +112,10 @@ type ExecFragmentReq struct {
 	// Fragment.Tasks); Instances is the fragment's instance count.
 	Tasks     int `json:"tasks,omitempty"`
 	Instances int `json:"instances,omitempty"`
+	// BackendInstances is how many instances of the query (all fragments)
+	// run on this backend: the FE starts them all at once, and until that
+	// many have registered a stream for a missing inbox waits for it.
+	BackendInstances int `json:"backend_instances"`
 }
 
 // ExchangeIn describes one receiving exchange of an instance.
