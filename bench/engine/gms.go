@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	sqle "github.com/dolthub/go-mysql-server"
@@ -130,6 +131,33 @@ func (g *GMS) Use(name string) error {
 	g.db.Close()
 	g.db = db
 	return db.Ping()
+}
+
+// Drop drops every table of database name and returns their memory to
+// the OS, so that the next suite's timed runs do not share this process's
+// heap with them.
+func (g *GMS) Drop(name string) error {
+	rows, err := g.db.Query("SHOW TABLES FROM " + name)
+	if err != nil {
+		return err
+	}
+	var tables []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			rows.Close()
+			return err
+		}
+		tables = append(tables, t)
+	}
+	rows.Close()
+	for _, t := range tables {
+		if err := g.Exec("DROP TABLE " + name + "." + t); err != nil {
+			return err
+		}
+	}
+	debug.FreeOSMemory()
+	return nil
 }
 
 // Name implements Engine.

@@ -17,6 +17,9 @@ import (
 type Result struct {
 	Columns []string
 	Rows    [][]string
+	// Elapsed is the time from sending the query to its last row read
+	// (the driver's decoding included, this package's normalizing not).
+	Elapsed time.Duration
 }
 
 // Engine is one database under test.
@@ -31,8 +34,9 @@ type querier interface {
 	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
 }
 
-// queryDB runs q on db and normalizes its rows.
+// queryDB runs q on db and normalizes its rows once all are read.
 func queryDB(ctx context.Context, db querier, q string) (Result, error) {
+	t0 := time.Now()
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return Result{}, err
@@ -43,22 +47,31 @@ func queryDB(ctx context.Context, db querier, q string) (Result, error) {
 		return Result{}, err
 	}
 	res := Result{Columns: cols}
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
+	var raw [][]any
 	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
 		if err := rows.Scan(ptrs...); err != nil {
 			return Result{}, err
 		}
+		raw = append(raw, vals)
+	}
+	if err := rows.Err(); err != nil {
+		return Result{}, err
+	}
+	res.Elapsed = time.Since(t0)
+	res.Rows = make([][]string, len(raw))
+	for r, vals := range raw {
 		row := make([]string, len(cols))
 		for i, v := range vals {
 			row[i] = Normalize(v)
 		}
-		res.Rows = append(res.Rows, row)
+		res.Rows[r] = row
 	}
-	return res, rows.Err()
+	return res, nil
 }
 
 type floater interface{ Float64() float64 }

@@ -26,6 +26,7 @@ type encKeys struct {
 	// null[i]: row i has a NULL in a column compared with '=' (never equal).
 	null    []bool
 	anyNull bool
+	pos     []int32 // scratch: each row's write position
 }
 
 func (k *encKeys) key(i int) []byte { return k.buf[k.offs[i]:k.offs[i+1]] }
@@ -76,12 +77,22 @@ func (k *encKeys) encode(cols []arrow.Array, nullSafe []bool) {
 		for _, c := range cols {
 			w := int32(1 + fixedWidth(c))
 			s, isStr := c.(*array.String)
-			for i := 0; i < n; i++ {
-				l := w
-				if isStr && c.IsValid(i) {
-					l += 4 + int32(s.ValueLen(i))
+			if !isStr {
+				for i := 0; i < n; i++ {
+					k.offs[i+1] += w
 				}
-				k.offs[i+1] += l
+				continue
+			}
+			// A string is its marker, a 4-byte length and its bytes (a NULL
+			// only the marker): offsets straight from Arrow's.
+			vo := s.ValueOffsets()
+			nulls := c.NullN() > 0
+			for i := 0; i < n; i++ {
+				if nulls && c.IsNull(i) {
+					k.offs[i+1] += w
+				} else {
+					k.offs[i+1] += w + 4 + vo[i+1] - vo[i]
+				}
 			}
 		}
 		for i := 1; i <= n; i++ {
@@ -93,7 +104,8 @@ func (k *encKeys) encode(cols []arrow.Array, nullSafe []bool) {
 		k.buf = make([]byte, total)
 	}
 	k.buf = k.buf[:total]
-	pos := make([]int32, n)
+	k.pos = growInt32(k.pos, n)
+	pos := k.pos
 	copy(pos, k.offs[:n])
 	for ci, c := range cols {
 		strict := nullSafe != nil && !nullSafe[ci]
@@ -183,6 +195,8 @@ func encodeColumn(c arrow.Array, buf []byte, pos []int32) {
 			pos[i] = p + 17
 		}
 	case *array.String:
+		vo, data := a.ValueOffsets(), a.ValueBytes()
+		base := vo[0] // ValueBytes starts at the array's first value
 		for i := 0; i < a.Len(); i++ {
 			p := pos[i]
 			if nulls && a.IsNull(i) {
@@ -190,11 +204,11 @@ func encodeColumn(c arrow.Array, buf []byte, pos []int32) {
 				pos[i] = p + 1
 				continue
 			}
-			s := a.Value(i)
+			v := data[vo[i]-base : vo[i+1]-base]
 			buf[p] = 1
-			binary.LittleEndian.PutUint32(buf[p+1:], uint32(len(s)))
-			copy(buf[p+5:], s)
-			pos[i] = p + 5 + int32(len(s))
+			binary.LittleEndian.PutUint32(buf[p+1:], uint32(len(v)))
+			copy(buf[p+5:], v)
+			pos[i] = p + 5 + int32(len(v))
 		}
 	case *array.Null:
 		for i := range pos {
