@@ -102,3 +102,71 @@ func TestE2EDecorrelateScalar(t *testing.T) {
 		t.Errorf("EXPLAIN still has a per-row APPLY:\n%s", text)
 	}
 }
+
+// Uncorrelated scalar aggregate subqueries (TPC-H Q11, Q15, Q22) are a
+// cross join with the one-row aggregate, broadcast, so the query stays
+// distributed: in WHERE, HAVING and the select list, with an empty
+// subquery input (NULL; COUNT 0), an empty outer side, and as an equality
+// the join reorder turns into a hash join.
+func TestE2EUncorrelatedScalar(t *testing.T) {
+	s := newServer(t)
+	db := openDB(t, s.MySQLAddr(), "", true)
+	mustExec(t, db, "CREATE DATABASE d")
+	for _, ddl := range []string{
+		`CREATE TABLE d.o (id INT, k INT, v INT) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 3 PROPERTIES ("replication_num" = "1")`,
+		`CREATE TABLE d.i (k INT, q INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(q) BUCKETS 4 PROPERTIES ("replication_num" = "1")`,
+		`CREATE TABLE d.e (k INT, q INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2 PROPERTIES ("replication_num" = "1")`,
+	} {
+		mustExec(t, db, ddl)
+	}
+	mustExec(t, db, `INSERT INTO d.o VALUES (1, 1, 3), (2, 1, 30), (3, 2, 5), (4, 3, 7), (5, NULL, 9), (6, 2, NULL)`)
+	mustExec(t, db, `INSERT INTO d.i VALUES (1, 10), (1, 20), (2, 6), (2, NULL), (NULL, 100)`)
+	waitBackendsAlive(t, db, 3)
+
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"SELECT id FROM d.o WHERE v > (SELECT avg(q) FROM d.i WHERE q < 50)", []string{"2"}},
+		{"SELECT id, v - (SELECT min(q) FROM d.i) FROM d.o", []string{"1|-3", "2|24", "3|-1", "4|1", "5|3", "6|NULL"}},
+		// Over an empty input the aggregate is NULL and COUNT is 0.
+		{"SELECT id, (SELECT max(q) FROM d.e), (SELECT count(*) FROM d.e) FROM d.o WHERE id < 3", []string{"1|NULL|0", "2|NULL|0"}},
+		{"SELECT id FROM d.o WHERE v > (SELECT max(q) FROM d.e)", nil},
+		{"SELECT count(*) FROM d.o WHERE v >= (SELECT count(*) FROM d.e)", []string{"5"}},
+		// An empty outer side stays empty.
+		{"SELECT k, (SELECT sum(q) FROM d.i) FROM d.e", nil},
+		// HAVING (Q11) and an equality with the aggregate (Q15).
+		{"SELECT k, sum(v) FROM d.o GROUP BY k HAVING sum(v) > (SELECT sum(q) * 0.2 FROM d.i)", []string{"1|33"}},
+		{"SELECT o.id FROM d.o, d.i WHERE o.k = i.k AND i.q = (SELECT max(q) FROM d.i WHERE k IS NOT NULL)", []string{"1", "2"}},
+	} {
+		var want [][]string
+		for _, w := range tc.want {
+			want = append(want, strings.Split(w, "|"))
+		}
+		want = sortedRows(want)
+		for _, p := range protocols {
+			pdb := openDB(t, s.MySQLAddr(), "", p.interpolate)
+			got := sortedRows(queryStrings(t, pdb, tc.q))
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s (%s):\n got %v\nwant %v", tc.q, p.name, got, want)
+			}
+		}
+	}
+	var plan []string
+	for _, r := range queryStrings(t, db, "EXPLAIN SELECT id FROM d.o WHERE v > (SELECT avg(q) FROM d.i)") {
+		plan = append(plan, r[0])
+	}
+	text := strings.Join(plan, "\n")
+	for _, want := range []string{"CROSS JOIN", "avg(avg(`i`.`q`))", "OlapScanNode"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("EXPLAIN lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "APPLY") {
+		t.Errorf("EXPLAIN still has a per-row APPLY:\n%s", text)
+	}
+	// A subquery of more than one row is still an error.
+	if _, err := db.Exec("SELECT id FROM d.o WHERE v > (SELECT q FROM d.i)"); err == nil || !strings.Contains(err.Error(), "1242") {
+		t.Errorf("multi-row scalar subquery: %v, want 1242", err)
+	}
+}

@@ -196,6 +196,30 @@ func selfContained(n logical.Node) bool {
 	return ok
 }
 
+// crossScalar joins an uncorrelated scalar aggregate subquery (one row,
+// always: an aggregate without GROUP BY or HAVING) to the outer query, as
+// Doris does, instead of an Apply evaluating it for the outer rows on the
+// FE: the plan stays distributed, and the row is broadcast to the join
+// (TPC-H Q11, Q15, Q22):
+//
+//	outer WHERE x > (SELECT avg(y) FROM t)  ⇒  outer CROSS JOIN (SELECT avg(y) a FROM t) s WHERE x > s.a
+//
+// The result has the Apply's columns, so the expressions above are unchanged.
+func crossScalar(a *logical.Apply) logical.Node {
+	join := &logical.Join{Type: logical.CrossJoin, Left: a.Outer, Right: a.Sub}
+	out := &logical.Project{Input: join}
+	for _, c := range a.Outer.Columns() {
+		out.Exprs = append(out.Exprs, c.Ref())
+		out.Cols = append(out.Cols, c)
+	}
+	sc := a.Sub.Columns()[0]
+	out.Exprs = append(out.Exprs, sc.Ref())
+	col := a.Col
+	col.T, col.Null = sc.T, true
+	out.Cols = append(out.Cols, col)
+	return out
+}
+
 // decorrelateScalar rewrites a correlated scalar aggregate subquery into a
 // left join with the subquery grouped by its correlation keys (TPC-H Q2,
 // Q17, Q20):
@@ -225,6 +249,9 @@ func (b *Binder) decorrelateScalar(a *logical.Apply) logical.Node {
 	agg, ok := proj.Input.(*logical.Aggregate)
 	if !ok || len(agg.Groups) != 0 {
 		return nil
+	}
+	if selfContained(a.Sub) {
+		return crossScalar(a)
 	}
 	x, corr, ok := pullCorrelated(agg.Input)
 	if !ok || len(corr) == 0 || !selfContained(x) {
