@@ -42,11 +42,11 @@ type Backend struct {
 	mu      sync.Mutex
 	queries map[string]*queryState
 	// ended remembers recently finished queries (endedOrder oldest first);
-	// registered is closed and replaced whenever an instance registers or
+	// regChanged is closed and replaced whenever an instance registers or
 	// a query ends, waking the streams waiting for an inbox.
 	ended      map[string]time.Time
 	endedOrder []string
-	registered chan struct{}
+	regChanged chan struct{}
 	// earlyStreams counts the streams waiting for their inbox now.
 	earlyStreams atomic.Int64
 	clients      map[string]*rpc.Client // peers this backend pushes exchange streams to
@@ -69,7 +69,7 @@ func Start(dir, addr string, log *slog.Logger) (*Backend, error) {
 		log = slog.Default()
 	}
 	b := &Backend{store: st, ln: ln, start: time.Now(), log: log, queries: map[string]*queryState{},
-		ended: map[string]time.Time{}, registered: make(chan struct{}), clients: map[string]*rpc.Client{}}
+		ended: map[string]time.Time{}, regChanged: make(chan struct{}), clients: map[string]*rpc.Client{}}
 	b.metrics = newMetrics(b)
 	b.gs = grpc.NewServer(rpc.ServerOptions()...)
 	flight.RegisterFlightServiceServer(b.gs, b)

@@ -93,8 +93,8 @@ func (b *Backend) endLocked(q string) {
 
 // notifyLocked wakes the streams waiting for an inbox to be registered.
 func (b *Backend) notifyLocked() {
-	close(b.registered)
-	b.registered = make(chan struct{})
+	close(b.regChanged)
+	b.regChanged = make(chan struct{})
 }
 
 // inbox returns the inbox of id, waiting while its instance has not
@@ -110,7 +110,7 @@ func (b *Backend) inbox(ctx context.Context, id rpc.StreamID) (*op.Inbox, error)
 			ib = s.inboxes[key]
 		}
 		settled := ib != nil || ended || (s != nil && s.registered >= s.expected)
-		wait := b.registered
+		wait := b.regChanged
 		b.mu.Unlock()
 		if settled {
 			if early {

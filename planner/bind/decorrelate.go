@@ -207,15 +207,20 @@ func selfContained(n logical.Node) bool {
 // The result has the Apply's columns, so the expressions above are unchanged.
 func crossScalar(a *logical.Apply) logical.Node {
 	join := &logical.Join{Type: logical.CrossJoin, Left: a.Outer, Right: a.Sub}
-	out := &logical.Project{Input: join}
+	return applyResult(a, join, a.Sub.Columns()[0].Ref())
+}
+
+// applyResult is what replaces Apply a: in's rows as the outer columns
+// plus a's column, computed by val.
+func applyResult(a *logical.Apply, in logical.Node, val expr.Expr) *logical.Project {
+	out := &logical.Project{Input: in}
 	for _, c := range a.Outer.Columns() {
 		out.Exprs = append(out.Exprs, c.Ref())
 		out.Cols = append(out.Cols, c)
 	}
-	sc := a.Sub.Columns()[0]
-	out.Exprs = append(out.Exprs, sc.Ref())
+	out.Exprs = append(out.Exprs, val)
 	col := a.Col
-	col.T, col.Null = sc.T, true
+	col.T, col.Null = val.Type(), true
 	out.Cols = append(out.Cols, col)
 	return out
 }
@@ -292,14 +297,5 @@ func (b *Binder) decorrelateScalar(a *logical.Apply) logical.Node {
 	if err != nil {
 		return nil
 	}
-	out := &logical.Project{Input: join}
-	for _, c := range oc {
-		out.Exprs = append(out.Exprs, c.Ref())
-		out.Cols = append(out.Cols, c)
-	}
-	out.Exprs = append(out.Exprs, val)
-	col := a.Col
-	col.T, col.Null = val.Type(), true
-	out.Cols = append(out.Cols, col)
-	return out
+	return applyResult(a, join, val)
 }
