@@ -68,26 +68,11 @@ func TestE2EDecorrelateScalar(t *testing.T) {
 		// Non-equi correlation stays a per-row Apply, with the same semantics.
 		{"SELECT id, (SELECT count(*) FROM d.i WHERE i.k < o.k) FROM d.o", []string{"1|0", "2|0", "3|3", "4|5", "5|0", "6|3"}},
 	} {
-		var want [][]string
-		for _, w := range tc.want {
-			want = append(want, strings.Split(w, "|"))
-		}
-		want = sortedRows(want)
-		for _, p := range protocols {
-			pdb := openDB(t, s.MySQLAddr(), "", p.interpolate)
-			got := sortedRows(queryStrings(t, pdb, tc.q))
-			if fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Errorf("%s (%s):\n got %v\nwant %v", tc.q, p.name, got, want)
-			}
-		}
+		checkSortedRows(t, s.MySQLAddr(), tc.q, tc.want)
 	}
 
 	// The Q17 shape is a distributed left join over a grouped aggregate.
-	var plan []string
-	for _, r := range queryStrings(t, db, "EXPLAIN SELECT id FROM d.o WHERE v < (SELECT 0.2 * sum(q) FROM d.i WHERE i.k = o.k)") {
-		plan = append(plan, r[0])
-	}
-	text := strings.Join(plan, "\n")
+	text := explainText(t, db, "SELECT id FROM d.o WHERE v < (SELECT 0.2 * sum(q) FROM d.i WHERE i.k = o.k)")
 	// A subquery under GROUP BY may not read an ungrouped outer column.
 	if _, err := db.Exec("SELECT k, (SELECT count(*) FROM d.i WHERE i.k < o.v) FROM d.o GROUP BY k"); err == nil ||
 		!strings.Contains(err.Error(), "1055") {
@@ -139,24 +124,9 @@ func TestE2EUncorrelatedScalar(t *testing.T) {
 		{"SELECT k, sum(v) FROM d.o GROUP BY k HAVING sum(v) > (SELECT sum(q) * 0.2 FROM d.i)", []string{"1|33"}},
 		{"SELECT o.id FROM d.o, d.i WHERE o.k = i.k AND i.q = (SELECT max(q) FROM d.i WHERE k IS NOT NULL)", []string{"1", "2"}},
 	} {
-		var want [][]string
-		for _, w := range tc.want {
-			want = append(want, strings.Split(w, "|"))
-		}
-		want = sortedRows(want)
-		for _, p := range protocols {
-			pdb := openDB(t, s.MySQLAddr(), "", p.interpolate)
-			got := sortedRows(queryStrings(t, pdb, tc.q))
-			if fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Errorf("%s (%s):\n got %v\nwant %v", tc.q, p.name, got, want)
-			}
-		}
+		checkSortedRows(t, s.MySQLAddr(), tc.q, tc.want)
 	}
-	var plan []string
-	for _, r := range queryStrings(t, db, "EXPLAIN SELECT id FROM d.o WHERE v > (SELECT avg(q) FROM d.i)") {
-		plan = append(plan, r[0])
-	}
-	text := strings.Join(plan, "\n")
+	text := explainText(t, db, "SELECT id FROM d.o WHERE v > (SELECT avg(q) FROM d.i)")
 	for _, want := range []string{"CROSS JOIN", "avg(avg(`i`.`q`))", "OlapScanNode"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("EXPLAIN lacks %q:\n%s", want, text)
@@ -168,5 +138,22 @@ func TestE2EUncorrelatedScalar(t *testing.T) {
 	// A subquery of more than one row is still an error.
 	if _, err := db.Exec("SELECT id FROM d.o WHERE v > (SELECT q FROM d.i)"); err == nil || !strings.Contains(err.Error(), "1242") {
 		t.Errorf("multi-row scalar subquery: %v, want 1242", err)
+	}
+}
+
+// checkSortedRows runs q over each client protocol and compares its rows,
+// in any order, with want ("a|b" per row).
+func checkSortedRows(t *testing.T, addr, q string, want []string) {
+	t.Helper()
+	var w [][]string
+	for _, r := range want {
+		w = append(w, strings.Split(r, "|"))
+	}
+	w = sortedRows(w)
+	for _, p := range protocols {
+		got := sortedRows(queryStrings(t, openDB(t, addr, "", p.interpolate), q))
+		if fmt.Sprint(got) != fmt.Sprint(w) {
+			t.Errorf("%s (%s):\n got %v\nwant %v", q, p.name, got, w)
+		}
 	}
 }

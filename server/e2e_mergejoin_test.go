@@ -70,11 +70,7 @@ func TestE2EMergeJoinSameRows(t *testing.T) {
 		if got := sortedRows(queryStrings(t, db, tasks)); fmt.Sprint(got) != fmt.Sprint(base) {
 			t.Errorf("%s: %d rows, without hint %d rows", tasks, len(got), len(base))
 		}
-		var plan []string
-		for _, r := range queryStrings(t, db, "EXPLAIN "+tasks) {
-			plan = append(plan, r[0])
-		}
-		text := strings.Join(plan, "\n")
+		text := explainText(t, db, tasks)
 		if merge := strings.Contains(text, "join algorithm: SORT MERGE"); merge == notMerge[i] {
 			t.Errorf("%s: sort merge in plan = %v\n%s", tasks, merge, text)
 		}

@@ -94,11 +94,7 @@ func TestE2ERollup(t *testing.T) {
 	}
 
 	// The plan repeats rows under a two-phase aggregation.
-	var plan []string
-	for _, r := range queryStrings(t, db, "EXPLAIN SELECT a, SUM(v) FROM r.t GROUP BY a WITH ROLLUP") {
-		plan = append(plan, r[0])
-	}
-	text := strings.Join(plan, "\n")
+	text := explainText(t, db, "SELECT a, SUM(v) FROM r.t GROUP BY a WITH ROLLUP")
 	for _, want := range []string{"REPEAT_NODE", "repeat: repeat 1 lines [[0], []]", "AGGREGATE (merge finalize)", "numNodes=3"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("EXPLAIN lacks %q:\n%s", want, text)
