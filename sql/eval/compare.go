@@ -267,6 +267,12 @@ func packLess[E cmp.Ordered](x, y []E, xs, ys bool, m int, out []byte, neg bool)
 				b2u(v[4] < w[4])<<4 | b2u(v[5] < w[5])<<5 | b2u(v[6] < w[6])<<6 | b2u(v[7] < w[7])<<7) ^ flip
 		}
 	}
+	packTail(x, y, xs, ys, i, m, out, neg, func(a, b E) bool { return a < b })
+}
+
+// packTail sets the result bits of rows i..m-1 one at a time: the rows
+// after the last whole byte, or all of them when both sides are scalars.
+func packTail[E cmp.Ordered](x, y []E, xs, ys bool, i, m int, out []byte, neg bool, op func(a, b E) bool) {
 	for ; i < m; i++ {
 		xi, yi := i, i
 		if xs {
@@ -275,7 +281,7 @@ func packLess[E cmp.Ordered](x, y []E, xs, ys bool, m int, out []byte, neg bool)
 		if ys {
 			yi = 0
 		}
-		out[i>>3] |= b2u((x[xi] < y[yi]) != neg) << (i & 7)
+		out[i>>3] |= b2u(op(x[xi], y[yi]) != neg) << (i & 7)
 	}
 }
 
@@ -304,16 +310,7 @@ func packEq[E cmp.Ordered](x, y []E, xs, ys bool, m int, out []byte, neg bool) {
 				b2u(v[4] == w[4])<<4 | b2u(v[5] == w[5])<<5 | b2u(v[6] == w[6])<<6 | b2u(v[7] == w[7])<<7) ^ flip
 		}
 	}
-	for ; i < m; i++ {
-		xi, yi := i, i
-		if xs {
-			xi = 0
-		}
-		if ys {
-			yi = 0
-		}
-		out[i>>3] |= b2u((x[xi] == y[yi]) != neg) << (i & 7)
-	}
+	packTail(x, y, xs, ys, i, m, out, neg, func(a, b E) bool { return a == b })
 }
 
 func nullSafeEqKernel(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
