@@ -12,8 +12,9 @@ import (
 
 // NestedLoopJoinSpec describes a join without equi keys.
 type NestedLoopJoinSpec struct {
-	// Type is one of CrossJoin, InnerJoin, LeftOuterJoin, LeftSemiJoin,
-	// LeftAntiJoin, NullAwareLeftAntiJoin.
+	// Type is any join type. Types that decide build rows by their match
+	// flags (RIGHT and FULL OUTER, RIGHT SEMI and ANTI) must see every probe
+	// row in one operator, so they never share a build across tasks.
 	Type JoinType
 	// Conjuncts are the join predicates over the left columns followed by the
 	// right columns; empty for a cross join. For NullAwareLeftAntiJoin they
@@ -44,10 +45,8 @@ var _ Operator = (*NestedLoopJoin)(nil)
 
 // NewNestedLoopJoin joins left (streamed) with right (materialized).
 func NewNestedLoopJoin(env *Env, left, right Operator, spec NestedLoopJoinSpec) (*NestedLoopJoin, error) {
-	switch spec.Type {
-	case CrossJoin, InnerJoin, LeftOuterJoin, LeftSemiJoin, LeftAntiJoin, NullAwareLeftAntiJoin:
-	default:
-		return nil, sqlerr.Assertf("nested loop join does not run %s", spec.Type)
+	if spec.Type > CrossJoin {
+		return nil, sqlerr.Assertf("nested loop join: unknown join type %d", spec.Type)
 	}
 	core, err := newJoinCore("NestedLoopJoin", env, spec.Type, left, right.Schema(), spec.Conjuncts, types.ArrowSchema(spec.Output))
 	if err != nil {
@@ -77,7 +76,17 @@ func (j *NestedLoopJoin) ShareBuild(s *SharedBuild) { j.shared = s }
 
 func (j *NestedLoopJoin) buildSide(ctx context.Context) error {
 	if j.shared == nil {
-		return j.buildFrom(ctx, j.right, &j.mem)
+		if err := j.buildFrom(ctx, j.right, &j.mem); err != nil {
+			return err
+		}
+		if j.core.typ.tracksBuild() {
+			j.core.buildMatched = make([]bool, j.core.buildRows())
+		}
+		return nil
+	}
+	if j.core.typ.tracksBuild() {
+		// Each task would emit the build rows it alone did not match.
+		return sqlerr.Assertf("nested loop %s cannot share its build side", j.core.typ)
 	}
 	err := j.shared.get(ctx, func(s *SharedBuild) error {
 		if err := j.buildFrom(ctx, s.right, &s.mem); err != nil {
@@ -137,8 +146,8 @@ func (j *NestedLoopJoin) next(pl, pr []int32, limit int) ([]int32, []int32, bool
 		return pl, pr, true
 	}
 	for j.row < j.n && len(pl) < limit {
-		// Semi and anti rows are decided by their first match.
-		if !j.core.typ.emitsPairs() && j.core.probeMatched[j.row] {
+		// Left semi and anti rows are decided by their first match.
+		if !j.core.typ.emitsPairs() && !j.core.typ.tracksBuild() && j.core.probeMatched[j.row] {
 			j.row, j.col = j.row+1, 0
 			continue
 		}

@@ -70,6 +70,9 @@ type Limit struct {
 type Values struct {
 	Rows [][]expr.Expr
 	Cols []Column
+	// System: the rows of a system table (information_schema), which the
+	// planner treats as a non-OLAP scan of unknown size.
+	System bool
 }
 
 func (n *Scan) Columns() []Column    { return n.Cols }

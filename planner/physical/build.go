@@ -32,6 +32,8 @@ type distPlanner struct {
 	// joins and scans, by node id, for EXPLAIN.
 	rfBuild  map[fragment.NodeID][]fragment.RFBuild
 	rfTarget map[fragment.NodeID][]fragment.RFTarget
+	// exprKeys are the ids of expression keys (keyIDs), by fingerprint.
+	exprKeys map[string]logical.ColumnID
 }
 
 // noteRuntimeFilters records plan's runtime filters for EXPLAIN.
@@ -136,7 +138,11 @@ func (d *distPlanner) build(n logical.Node) (*pnode, error) {
 		for _, c := range x.Cols {
 			w += float64(c.T.Width())
 		}
-		return d.visible(&pnode{op: opValues, cols: x.Cols, values: x, rows: int64(len(x.Rows)), width: w,
+		rows := int64(len(x.Rows))
+		if x.System {
+			rows = -1 // DORIS-PLANNING.md: a non-OLAP scan's cardinality is unknown
+		}
+		return d.visible(&pnode{op: opValues, cols: x.Cols, values: x, rows: rows, width: w,
 			del: props.Delivered{Kind: props.DelSingle}}), nil
 	case *logical.Join:
 		return d.buildJoin(x)
@@ -228,7 +234,7 @@ func (d *distPlanner) buildScan(s *logical.Scan, conds []expr.Expr) (*pnode, err
 		so.group = g
 	}
 	for _, dc := range t.Dist.Columns {
-		id := logical.ColumnID(-1)
+		id := props.UnknownKey
 		for i, o := range s.Ords {
 			if o == dc {
 				id = s.Cols[i].ID
@@ -253,6 +259,13 @@ func (so *scanOp) hashPartitioned() bool {
 		return false
 	}
 	return t.PartKind == catalog.PartNone || len(t.Partitions) == 1 || so.stableGroup()
+}
+
+// bucketAligned: the scan's instances can be placed by bucket, which is
+// also so when pruning left one partition of several (a bucket shuffle
+// join into it, rule B6), though EXPLAIN prints such a fragment RANDOM.
+func (so *scanOp) bucketAligned() bool {
+	return so.hashPartitioned() || so.ls.Table.Dist.Kind == catalog.DistHash && so.parts <= 1
 }
 
 func (so *scanOp) stableGroup() bool { return so.group != nil && !so.group.Unstable }

@@ -75,7 +75,7 @@ func traceCol(n *pnode, id logical.ColumnID) (traced, Reason) {
 				return traced{}, ReasonRedistributed
 			}
 			n = n.child()
-		case opTableFunc:
+		case opTableFunc, opValues:
 			return traced{}, ReasonNotOlap
 		default: // exchange, values, set operation
 			return traced{}, ReasonRedistributed
@@ -207,7 +207,7 @@ func (d *distPlanner) checkBucket(n *pnode) (Reason, sideReq) {
 		}
 		keys = append(keys, match)
 	}
-	return ReasonNone, sideReq{req: props.Required{Kind: props.ReqBucket, Keys: keyIDs(keys), Layout: so.layout()}, keys: keys}
+	return ReasonNone, sideReq{req: props.Required{Kind: props.ReqBucket, Keys: d.keyIDs(keys), Layout: so.layout()}, keys: keys}
 }
 
 // sameHashType: values of a and b hash alike (strings of any length do).

@@ -59,7 +59,7 @@ func (d *distPlanner) partition(p *planner, f *pfrag) (fragment.PartitionKind, [
 	l := leftmost(f.root)
 	switch l.op {
 	case opScan:
-		if !l.scan.hashPartitioned() {
+		if !l.scan.bucketAligned() {
 			return fragment.RandomPartitioned, nil
 		}
 		keys, err := p.remapAll(refs(l.cols, l.scan.distIDs), l.cols)
@@ -249,17 +249,7 @@ func (d *distPlanner) emitJoin(p *planner, n *pnode, kids []*fragment.Node) (*fr
 			spec.NullSafe = append(spec.NullSafe, e.NullSafe)
 		}
 	}
-	jn := d.withID(p.node(kind, logical.TypedColumns(n.cols), kids, func(f *fragment.Node) { f.Join = spec }), n)
-	if !j.swapped {
-		return jn, nil
-	}
-	exprs, err := p.remapAll(colRefs(j.outCols), n.cols)
-	if err != nil {
-		return nil, err
-	}
-	return p.node(fragment.KindProject, logical.TypedColumns(j.outCols), []*fragment.Node{jn}, func(f *fragment.Node) {
-		f.Project = &fragment.ProjectSpec{Exprs: fragment.Exs(exprs)}
-	}), nil
+	return d.withID(p.node(kind, logical.TypedColumns(n.cols), kids, func(f *fragment.Node) { f.Join = spec }), n), nil
 }
 
 func colRefs(cols []logical.Column) []expr.Expr {

@@ -46,19 +46,39 @@ func (d *distPlanner) EnforceDistribution(n *pnode) *pnode {
 		l, r := d.decideJoin(n)
 		n.children[0] = d.requireChild(n, 0, l)
 		n.children[1] = d.requireChild(n, 1, r)
-		n.del = n.children[0].del
-		if n.join.dist == fragment.DistPartitioned {
-			n.del = props.Enforced(l.req)
-		}
-		if n.join.dist == fragment.DistNone && n.children[0].del.Kind != props.DelSingle {
-			n.del = props.Delivered{Kind: props.DelSingle}
-		}
+		n.del = joinDelivered(n, l, r)
 	case opRepeat:
 		d.enforceRepeat(n)
 	case opAgg:
 		return d.enforceAgg(n)
 	}
 	return n
+}
+
+// joinDelivered is where a join's output rows lie. The side an outer join
+// pads with NULLs loses its placement: those rows come out wherever the
+// preserved side's row was, so a RIGHT join keeps the right side's
+// placement and a FULL join keeps neither (a GROUP BY on either key would
+// split its NULL group across instances).
+func joinDelivered(n *pnode, l, r sideReq) props.Delivered {
+	j := n.join
+	if j.dist == fragment.DistNone && n.children[0].del.Kind != props.DelSingle {
+		return props.Delivered{Kind: props.DelSingle}
+	}
+	side, req := 0, l.req
+	switch j.typ {
+	case logical.RightOuterJoin, logical.RightSemiJoin, logical.RightAntiJoin:
+		side, req = 1, r.req
+	case logical.FullOuterJoin:
+		if n.children[0].del.Kind == props.DelSingle {
+			return n.children[0].del
+		}
+		return props.Delivered{Kind: props.DelRandom}
+	}
+	if j.dist == fragment.DistPartitioned {
+		return props.Enforced(req)
+	}
+	return n.children[side].del
 }
 
 // requireChild puts n's requirement s on child i (an exchange if needed) and
@@ -73,7 +93,7 @@ func (d *distPlanner) requireChild(n *pnode, i int, s sideReq) *pnode {
 
 // require inserts an exchange above c unless c already delivers s.req.
 func (d *distPlanner) require(c *pnode, s sideReq) *pnode {
-	if c.del.Satisfies(s.req, d.eq) {
+	if c.del.Satisfies(s.req, d.eq) && !s.exchange {
 		return c
 	}
 	x := &pnode{op: opExchange, children: []*pnode{c}, cols: c.cols, rows: c.rows, width: c.width, pl: d,
@@ -153,7 +173,7 @@ func partialTypes(c logical.AggCall) []types.T {
 func (d *distPlanner) enforceAgg(n *pnode) *pnode {
 	a := n.agg.l
 	in := n.child()
-	keys := keyIDs(a.Groups)
+	keys := d.keyIDs(a.Groups)
 	keyReq := props.Required{Kind: props.ReqHash, Keys: keys, Subset: true}
 	if len(a.Groups) == 0 {
 		keyReq = props.Required{Kind: props.ReqSingle}
@@ -232,7 +252,7 @@ func (d *distPlanner) enforceWindow(n *pnode) {
 		}
 	}
 	req := props.Required{Kind: props.ReqSingle}
-	ids := keyIDs(part)
+	ids := d.keyIDs(part)
 	bare := len(part) > 0 && same
 	for _, id := range ids {
 		bare = bare && id >= 0

@@ -2,6 +2,7 @@ package physical
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dorisgo/dorisgo/planner/explain"
@@ -140,9 +141,13 @@ func (n *pnode) Explain(w *explain.Writer) {
 		if len(so.conds) > 0 {
 			w.Attr("PREDICATES: %s", d.showAll(so.conds))
 		}
+		// As Doris's OlapScanNode: of the selected partitions' tablets,
+		// those bucket pruning kept.
 		total := 0
 		for _, p := range t.Partitions {
-			total += len(p.Tablets)
+			if slices.Contains(so.partIDs, p.ID) {
+				total += len(p.Tablets)
+			}
 		}
 		w.Attr("partitions=%d/%d", so.parts, len(t.Partitions))
 		w.Attr("tablets=%d/%d", len(so.tablets), total)

@@ -1,6 +1,7 @@
 package physical
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
@@ -39,6 +40,9 @@ type joinOp struct {
 	// ignored is the reason a hint was not honoured (ReasonNone: honoured or none).
 	ignored Reason
 	cands   []candidate
+	// noBroadcast: a hint asked to broadcast the preserved side, so the
+	// join broadcasts neither.
+	noBroadcast bool
 	// merge: a Spark MERGE-family hint applies; sortMerge: it is honoured,
 	// so the join runs as a sort-merge join (distributed as [shuffle]).
 	merge, sortMerge bool
@@ -78,6 +82,23 @@ func (d *distPlanner) buildJoin(x *logical.Join) (*pnode, error) {
 	if jo.hint == hintNone {
 		l, r = d.sparkHint(jo, l, r)
 	}
+	if jo.hint == hintNestedLoop && !jo.nested() && jo.typ != logical.NullAwareLeftAntiJoin {
+		// SHUFFLE_REPLICATE_NL: the equi conditions become nested loop
+		// predicates.
+		other := make([]expr.Expr, 0, len(jo.equi)+len(jo.other))
+		for _, e := range jo.equi {
+			fn := "eq"
+			if e.NullSafe {
+				fn = "null_safe_eq"
+			}
+			c, err := expr.NewCall(fn, e.L, e.R)
+			if err != nil {
+				return nil, err
+			}
+			other = append(other, c)
+		}
+		jo.equi, jo.other = nil, append(other, jo.other...)
+	}
 	if jo.hint == hintNone && !jo.nested() && !jo.merge && l.rows >= 0 && r.rows > 4*l.rows &&
 		(jo.typ == logical.LeftSemiJoin || jo.typ == logical.LeftAntiJoin) {
 		// Build the small side: a semi or anti join whose right side is
@@ -96,10 +117,19 @@ func (d *distPlanner) buildJoin(x *logical.Join) (*pnode, error) {
 		}
 		jo.equi = eq
 	}
-	if jo.nested() && jo.typ == logical.RightOuterJoin {
-		// Nested loops build the right side of left-preserving joins only.
-		jo.outCols = append(append([]logical.Column{}, l.cols...), r.cols...)
-		jo.typ, l, r, jo.swapped = logical.LeftOuterJoin, r, l, true
+	if jo.nested() {
+		// A nested loop joins a streamed left side with a built right one
+		// that may be replicated, so right-preserving joins run mirrored
+		// (only FULL OUTER must see both sides whole, in one instance).
+		switch jo.typ {
+		case logical.RightOuterJoin:
+			jo.outCols = append(append([]logical.Column{}, l.cols...), r.cols...)
+			jo.typ, l, r, jo.swapped = logical.LeftOuterJoin, r, l, true
+		case logical.RightSemiJoin:
+			jo.typ, l, r = logical.LeftSemiJoin, r, l
+		case logical.RightAntiJoin:
+			jo.typ, l, r = logical.LeftAntiJoin, r, l
+		}
 	}
 	var cols []logical.Column
 	if jo.typ.KeepsLeft() {
@@ -131,7 +161,14 @@ func (d *distPlanner) buildJoin(x *logical.Join) (*pnode, error) {
 			}
 		}
 	}
-	return d.visible(&pnode{op: opJoin, children: []*pnode{l, r}, cols: cols, join: jo, rows: rows, width: l.width + r.width}), nil
+	jn := d.visible(&pnode{op: opJoin, children: []*pnode{l, r}, cols: cols, join: jo, rows: rows, width: l.width + r.width})
+	if !jo.swapped {
+		return jn, nil
+	}
+	// The mirrored join writes (right, left); parents read the columns in
+	// the written order, so a projection puts them back.
+	return d.visible(&pnode{op: opProject, hidden: true, children: []*pnode{jn}, cols: jo.outCols,
+		exprs: colRefs(jo.outCols), rows: rows, width: jn.width}), nil
 }
 
 // sparkHint applies a statement-level Spark hint naming one side's table:
@@ -156,11 +193,25 @@ func (d *distPlanner) sparkHint(jo *joinOp, l, r *pnode) (*pnode, *pnode) {
 			case parser.SparkShuffleReplicateNL:
 				jo.hint = hintNestedLoop
 			}
-			if !onRight {
-				if jo.typ == logical.InnerJoin && jo.hint == hintBroadcast {
+			if !onRight && jo.hint == hintBroadcast {
+				// Broadcasting the left input: an INNER join swaps its
+				// sides, a RIGHT OUTER one runs as the mirrored LEFT OUTER
+				// join (Spark's buildable left); a join that preserves its
+				// left side cannot build it, and then broadcasts nothing.
+				switch jo.typ {
+				case logical.InnerJoin:
+					jo.equi = swapEqui(jo.equi)
+					return r, l
+				case logical.RightOuterJoin:
+					jo.outCols = append(append([]logical.Column{}, l.cols...), r.cols...)
+					jo.typ, jo.swapped = logical.LeftOuterJoin, true
 					jo.equi = swapEqui(jo.equi)
 					return r, l
 				}
+				jo.ignored, jo.noBroadcast = ReasonNoBroadcast, true
+				return l, r
+			}
+			if !onRight && jo.hint != hintNestedLoop {
 				jo.ignored = ReasonSparkSide
 			}
 			return l, r
@@ -192,6 +243,21 @@ func alias(n *pnode) string {
 	}
 }
 
+// systemTable: the side reads an information_schema table (through
+// filters and projections).
+func systemTable(n *pnode) bool {
+	for {
+		switch n.op {
+		case opValues:
+			return n.values.System
+		case opFilter, opProject, opLimit, opExchange:
+			n = n.child()
+			continue
+		}
+		return false
+	}
+}
+
 // canBroadcast: the join type allows building a replicated right side.
 func canBroadcast(t logical.JoinType) bool {
 	switch t {
@@ -205,6 +271,11 @@ func canBroadcast(t logical.JoinType) bool {
 type sideReq struct {
 	req  props.Required
 	keys []expr.Expr // exchange keys over the side's columns
+	// exchange: put an exchange even when the side already delivers req.
+	// A bucket shuffle join's right side is always shuffled: when its rows
+	// already lie in the left's buckets the join is a colocate one, which
+	// the planner turned down for a reason (disable_colocate_plan, a hint).
+	exchange bool
 }
 
 // decideJoin chooses the distribution of j (its children already enforced)
@@ -263,6 +334,7 @@ func (d *distPlanner) decideJoin(n *pnode) (left, right sideReq) {
 			j.ignored = colocateReason
 		}
 	case hintNestedLoop:
+		// Only a NULL AWARE LEFT ANTI JOIN keeps its hash join.
 		j.ignored = ReasonNestedLoopHint
 	}
 	if j.ignored != ReasonNone && j.ignored != ReasonSparkSide {
@@ -298,16 +370,19 @@ func (d *distPlanner) decideJoin(n *pnode) (left, right sideReq) {
 		return any, any
 	case bucketReason == ReasonNone && noOverride:
 		j.dist = fragment.DistBucketShuffle
+		bucket.exchange = true
 		return any, bucket
 	}
 	broadcast := false
 	switch {
-	case !canBroadcast(j.typ):
+	case !canBroadcast(j.typ), j.noBroadcast:
 	case j.typ == logical.NullAwareLeftAntiJoin:
 		broadcast = true
 	case useHint(hintBroadcast):
 		broadcast = true
 	case useHint(hintShuffle):
+	case systemTable(l) || systemTable(r):
+		// A system table has no size to cost: Doris shuffles such joins.
 	default:
 		cheaper := bc < pc
 		if d.ctx.Vars.PreferJoinMethod != "shuffle" {
@@ -327,19 +402,71 @@ func (d *distPlanner) decideJoin(n *pnode) (left, right sideReq) {
 	for i, e := range j.equi {
 		lk[i], rk[i] = e.L, e.R
 	}
-	return sideReq{req: props.Required{Kind: props.ReqHash, Keys: keyIDs(lk)}, keys: lk},
-		sideReq{req: props.Required{Kind: props.ReqHash, Keys: keyIDs(rk)}, keys: rk}
+	return sideReq{req: props.Required{Kind: props.ReqHash, Keys: d.keyIDs(lk)}, keys: lk},
+		sideReq{req: props.Required{Kind: props.ReqHash, Keys: d.keyIDs(rk)}, keys: rk}
 }
 
-func keyIDs(es []expr.Expr) []logical.ColumnID {
+// keyIDs names exchange and grouping keys by column id. A key that is an
+// expression (CAST(k AS DOUBLE) joining an INT to a DOUBLE) gets an id of
+// its own, the same for the same expression over the same columns and
+// different after another cast, so a side hashed on CAST(k AS BIGINT) is
+// never taken as hashed on CAST(k AS DOUBLE). Such ids are below
+// props.UnknownKey.
+func (d *distPlanner) keyIDs(es []expr.Expr) []logical.ColumnID {
 	out := make([]logical.ColumnID, len(es))
 	for i, e := range es {
-		out[i] = -1
 		if r, ok := e.(*expr.ColRef); ok {
 			out[i] = logical.ColumnID(r.Index)
+			continue
 		}
+		fp := fingerprint(e)
+		id, ok := d.exprKeys[fp]
+		if !ok {
+			if d.exprKeys == nil {
+				d.exprKeys = map[string]logical.ColumnID{}
+			}
+			id = props.UnknownKey - 1 - logical.ColumnID(len(d.exprKeys))
+			d.exprKeys[fp] = id
+		}
+		out[i] = id
 	}
 	return out
+}
+
+// fingerprint identifies an expression by its structure, result types and
+// column ids (printed text names columns, which two sides may share).
+func fingerprint(e expr.Expr) string {
+	var b strings.Builder
+	var walk func(e expr.Expr)
+	walk = func(e expr.Expr) {
+		switch x := e.(type) {
+		case *expr.ColRef:
+			fmt.Fprintf(&b, "#%d", x.Index)
+			return
+		case *expr.Const:
+			fmt.Fprintf(&b, "const %s %q", x.Val.T, x.String())
+			return
+		case *expr.Call:
+			fmt.Fprintf(&b, "%s:%s(", x.Fn, x.T)
+		case *expr.Cast:
+			fmt.Fprintf(&b, "cast:%s(", x.To)
+		default:
+			fmt.Fprintf(&b, "%T %s %s(", e, e.Type(), e.String())
+		}
+		for i, c := range e.Children() {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if c == nil {
+				b.WriteString("nil")
+				continue
+			}
+			walk(c)
+		}
+		b.WriteByte(')')
+	}
+	walk(e)
+	return b.String()
 }
 
 func roundBytes(rows int64, w float64) int64 {

@@ -161,7 +161,7 @@ func localSatisfies(st localState, asked fragment.LocalExchangeKind, keys []logi
 			return false
 		}
 		for i := range keys {
-			if keys[i] < 0 || !eq.Equal(st.keys[i], keys[i]) {
+			if keys[i] == props.UnknownKey || !eq.Equal(st.keys[i], keys[i]) {
 				return false
 			}
 		}
@@ -234,7 +234,7 @@ func bucketedFragment(n *pnode) bool {
 }
 
 func (lp *localPlanner) decide(asked fragment.LocalExchangeKind, keys []expr.Expr, st localState) localDecision {
-	kind, rule := generalRule(asked, keyIDs(keys), st, lp.d.eq)
+	kind, rule := generalRule(asked, lp.d.keyIDs(keys), st, lp.d.eq)
 	dec := localDecision{kind: kind, rule: rule}
 	if hashKind(kind) {
 		dec.keys = keys
@@ -243,11 +243,11 @@ func (lp *localPlanner) decide(asked fragment.LocalExchangeKind, keys []expr.Exp
 }
 
 // after is the state past a decision.
-func after(dec localDecision, st localState) localState {
+func (lp *localPlanner) after(dec localDecision, st localState) localState {
 	if dec.kind == fragment.LocalNoop {
 		return st
 	}
-	return localState{src: upLocal, kind: dec.kind, keys: keyIDs(dec.keys)}
+	return localState{src: upLocal, kind: dec.kind, keys: lp.d.keyIDs(dec.keys)}
 }
 
 // walk decides n's input edges bottom up and returns n's output state.
@@ -275,7 +275,7 @@ func (lp *localPlanner) walk(n *pnode) localState {
 	c := ruleCase(n)
 	for i, ch := range n.children {
 		n.local[i] = lp.decide(localRule(c, i), lp.ruleKeys(n, i, ch), in[i])
-		in[i] = after(n.local[i], in[i])
+		in[i] = lp.after(n.local[i], in[i])
 	}
 	return in[0]
 }

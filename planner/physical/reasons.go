@@ -60,7 +60,7 @@ var reasonText = [...]string{
 	ReasonRowLimit:          "right rows exceed broadcast_row_count_limit",
 	ReasonMemLimit:          "hash table exceeds exec_mem_limit * auto_broadcast_join_threshold",
 	ReasonSparkSide:         "hinted table is not the right input",
-	ReasonNestedLoopHint:    "nested loop join is not used for equi joins",
+	ReasonNestedLoopHint:    "null aware left anti join runs as a hash join",
 	ReasonMergeNeedsEqui:    "sort merge join needs an equi join conjunct",
 }
 

@@ -6,6 +6,12 @@ import (
 	"github.com/dorisgo/dorisgo/planner/logical"
 )
 
+// UnknownKey stands for a key the plan cannot name (a distribution column
+// it does not read): it never equals another key, itself included. Keys
+// below it are expressions, each id one expression over the same columns
+// (physical's keyIDs).
+const UnknownKey logical.ColumnID = -1
+
 // ReqKind is what a parent asks of one child.
 type ReqKind uint8
 
@@ -125,7 +131,7 @@ func (e *EquivClasses) sameList(a, b []logical.ColumnID) bool {
 		return false
 	}
 	for i := range a {
-		if !e.Equal(a[i], b[i]) {
+		if a[i] == UnknownKey || b[i] == UnknownKey || !e.Equal(a[i], b[i]) {
 			return false
 		}
 	}
@@ -162,10 +168,7 @@ func (d Delivered) Satisfies(r Required, eq *EquivClasses) bool {
 			return false
 		}
 		for _, k := range d.Keys {
-			// A negative id is not a plain column (an expression key, a
-			// distribution column the plan does not carry): two of them
-			// need not be the same expression.
-			if k < 0 || !eq.in(k, r.Keys) {
+			if k == UnknownKey || !eq.in(k, r.Keys) {
 				return false
 			}
 		}
