@@ -19,11 +19,50 @@ type traced struct {
 // trace follows key e down n's fragment to the scan column it reads
 // (DORIS-PLANNING.md §1 R4–R6).
 func trace(n *pnode, e expr.Expr) (traced, Reason) {
-	r, ok := stripCasts(e).(*expr.ColRef)
+	r, ok := stripInjectiveCasts(e).(*expr.ColRef)
 	if !ok {
 		return traced{}, ReasonTransformed
 	}
 	return traceCol(n, logical.ColumnID(r.Index))
+}
+
+// stripInjectiveCasts removes the casts that keep distinct values distinct
+// (INT to BIGINT, DATE to DATETIME, …). A lossy cast (DOUBLE to INT,
+// BIGINT to DOUBLE) makes values of different buckets equal, so a key under
+// one is transformed (R4).
+func stripInjectiveCasts(e expr.Expr) expr.Expr {
+	for {
+		c, ok := e.(*expr.Cast)
+		if !ok || !injective(c.Arg.Type(), c.To) {
+			return e
+		}
+		e = c.Arg
+	}
+}
+
+// intDigits is the most decimal digits a value of each integer kind has.
+var intDigits = map[types.Kind]int{types.TinyInt: 3, types.SmallInt: 5, types.Int: 10, types.BigInt: 19, types.LargeInt: 39}
+
+func injective(from, to types.T) bool {
+	switch {
+	case from.Kind == to.Kind && from.Kind != types.Decimal && !from.IsString():
+		return true
+	case from.IsInteger() && to.IsInteger():
+		return to.Width() >= from.Width()
+	case from.IsInteger() && to.Kind == types.Double:
+		return from.Kind <= types.Int // 53 bits of mantissa
+	case from.IsInteger() && to.Kind == types.Decimal:
+		return to.Precision-to.Scale >= intDigits[from.Kind]
+	case from.Kind == types.Decimal && to.Kind == types.Decimal:
+		return to.Scale >= from.Scale && to.Precision-to.Scale >= from.Precision-from.Scale
+	case from.Kind == types.Date && to.Kind == types.DateTime:
+		return true
+	case from.IsString() && to.IsString():
+		return to.Kind == types.String || to.Length == 0 || from.Length > 0 && to.Length >= from.Length
+	case from.IsInteger() && to.IsString():
+		return to.Kind == types.String || to.Length == 0 || to.Length >= 20
+	}
+	return false
 }
 
 func colIndex(cols []logical.Column, id logical.ColumnID) int {
