@@ -143,7 +143,7 @@ func TestE2EPruningKeepsRows(t *testing.T) {
 			t.Errorf("%s: got %d rows %v, want %d rows %v", c.pruned, len(got), got, len(want), want)
 		}
 	}
-	if p := explainText(t, db, "SELECT * FROM pr.t WHERE k = 7 AND s = 's1' AND v < 100"); !strings.Contains(p, "partitions=1/3") || !strings.Contains(p, "tablets=1/21") {
+	if p := explainText(t, db, "SELECT * FROM pr.t WHERE k = 7 AND s = 's1' AND v < 100"); !strings.Contains(p, "partitions=1/3") || !strings.Contains(p, "tablets=1/7") {
 		t.Errorf("expected one partition and one tablet read:\n%s", p)
 	}
 }

@@ -173,3 +173,28 @@ func TestRewriteImmutable(t *testing.T) {
 		t.Errorf("rewrite: %s / %s", e, out)
 	}
 }
+
+// An expression deeper than encoding/json's nesting limit (10,000) round
+// trips: a left-deep OR of 10,001 comparisons, and a CASE with an operand
+// whose ELSE nests another.
+func TestMarshalDeep(t *testing.T) {
+	e := mustCall(t, "eq", k, Lit(types.IntDatum(0)))
+	for i := 1; i <= 10000; i++ {
+		e = mustCall(t, "or", e, mustCall(t, "eq", k, Lit(types.IntDatum(int64(i)))))
+	}
+	inner, _ := NewCase(k, []When{{Cond: Lit(types.IntDatum(1)), Then: nm}}, nil)
+	c, _ := NewCase(k, []When{{Cond: Lit(types.IntDatum(2)), Then: nm}}, inner)
+	for _, x := range []Expr{e, c} {
+		b, err := Marshal(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := Unmarshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(x, back) {
+			t.Errorf("round trip differs: %.200s", back)
+		}
+	}
+}
