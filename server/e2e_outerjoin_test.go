@@ -65,6 +65,11 @@ func TestE2EOuterJoinShapes(t *testing.T) {
 		{`SELECT a1.c0, a2.c0, a3.c0 FROM t1 a1 LEFT JOIN t0 a2 ON a1.c0 = a2.c2 LEFT JOIN t1 a3 ON a1.c0 = a3.c2`, []string{"1|1|1", "1|1|1", "1|1|1", "1|1|1", "2|2|2", "3|3|3", "7|NULL|7", "NULL|NULL|NULL"}},
 		{`SELECT a1.c0, a2.c0 FROM t3 a1 FULL OUTER JOIN t1 a2 ON a1.c0 = a2.c2`, []string{"10|NULL", "11|NULL", "12|NULL", "13|NULL", "1|1", "1|1", "2|2", "3|3", "5|NULL", "6|NULL", "7|7", "8|NULL", "9|NULL", "NULL|NULL", "NULL|NULL"}},
 		{`SELECT a1.c0, SUM(a2.c1) FROM t3 a1 LEFT JOIN t0 a2 ON a1.c0 = a2.c2 AND a2.c1 > a1.c1 GROUP BY a1.c0`, []string{"10|NULL", "11|NULL", "12|NULL", "13|NULL", "1|NULL", "2|5", "3|NULL", "5|NULL", "6|NULL", "7|NULL", "8|NULL", "9|NULL", "NULL|NULL"}},
+		// Column pruning keeps what the one column a derived table must
+		// still produce reads (its row count).
+		{`SELECT COUNT(*) FROM (SELECT * FROM t1) a`, []string{"6"}},
+		{`SELECT COUNT(*) FROM (SELECT c1 FROM t3 WHERE c0 % 7 = 1) a JOIN t1 b ON 1 = 1`, []string{"12"}},
+		{`SELECT COUNT(*) FROM (SELECT c1 FROM t3 WHERE c0 % 7 = 1) a RIGHT JOIN t1 b ON b.c0 > 3`, []string{"7"}},
 	}
 	// A system table is no OLAP scan and has no size to cost: the join is
 	// shuffled, as Doris plans it, and says why it is not colocated. The

@@ -1,6 +1,8 @@
 package logical
 
 import (
+	"slices"
+
 	"github.com/dorisgo/dorisgo/sql/expr"
 )
 
@@ -308,20 +310,41 @@ func canPushLeft(t JoinType) bool {
 
 func canPushRight(t JoinType) bool { return t == InnerJoin || t == CrossJoin || t == RightOuterJoin }
 
-// refsIn: every column e reads is in cols (constants count as in).
+// RefsIn reports whether every column e reads is in cols (constants count
+// as in). It gathers e's few references and looks for them in cols, with
+// no set of cols built: a join chain asks at each of its levels, with every
+// column of the level's left side.
 func RefsIn(e expr.Expr, cols []Column) bool {
-	set := make(map[int]bool, len(cols))
-	for _, c := range cols {
-		set[int(c.ID)] = true
-	}
-	ok := true
+	var refs []int
 	expr.Walk(e, func(x expr.Expr) bool {
-		if r, isRef := x.(*expr.ColRef); isRef && !set[r.Index] {
-			ok = false
+		if r, ok := x.(*expr.ColRef); ok && !slices.Contains(refs, r.Index) {
+			refs = append(refs, r.Index)
 		}
-		return ok
+		return true
 	})
-	return ok
+	if len(refs) == 0 {
+		return true
+	}
+	if len(refs) > 8 {
+		set := make(map[int]bool, len(cols))
+		for _, c := range cols {
+			set[int(c.ID)] = true
+		}
+		for _, r := range refs {
+			if !set[r] {
+				return false
+			}
+		}
+		return true
+	}
+	for _, c := range cols {
+		if i := slices.Index(refs, int(c.ID)); i >= 0 {
+			if refs = slices.Delete(refs, i, i+1); len(refs) == 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // splitConds separates l = r conjuncts across the two sides from the rest.
@@ -495,14 +518,24 @@ func pruneScans(n Node, used, proj map[ColumnID]bool) Node {
 		return &Filter{Input: pruneScans(x.Input, used, proj), Conds: x.Conds}
 	case *Project:
 		// Outputs nothing reads go (their inputs may be pruned below);
-		// one stays so the row count does.
-		p := &Project{Input: pruneScans(x.Input, used, proj)}
+		// one stays so the row count does, and the columns it reads stay
+		// below it (SELECT COUNT(*) FROM (SELECT n FROM t) a).
+		p := &Project{}
 		for i, c := range x.Cols {
 			if proj[c.ID] || (i == len(x.Cols)-1 && len(p.Cols) == 0) {
 				p.Exprs = append(p.Exprs, x.Exprs[i])
 				p.Cols = append(p.Cols, c)
 			}
 		}
+		for _, e := range p.Exprs {
+			expr.Walk(e, func(y expr.Expr) bool {
+				if r, ok := y.(*expr.ColRef); ok {
+					used[ColumnID(r.Index)] = true
+				}
+				return true
+			})
+		}
+		p.Input = pruneScans(x.Input, used, proj)
 		return p
 	case *Join:
 		j := *x
