@@ -11,6 +11,7 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/zeebo/xxh3 v1.1.0
 	google.golang.org/grpc v1.85.0
+	gopkg.in/natefinch/lumberjack.v2 v2.2.1
 )
 
 require (

@@ -30,6 +30,7 @@ type Catalog struct {
 	groups     map[GroupID]*ColocateGroup
 	groupKeys  map[string]GroupID
 	users      map[string]*User // by string(userKey(name, host))
+	roles      map[string]*Role // by name; the built-in ones are never persisted
 	txns       map[storage.TxnID]*Txn
 	labels     map[labelKey]storage.TxnID
 }
@@ -42,7 +43,8 @@ type labelKey struct {
 func wallClock() time.Time { return time.Now().UTC().Round(0) }
 
 // Open loads the catalog from kv. A fresh kv is bootstrapped (in one write)
-// with the user root@'%' and an empty password.
+// with the built-in users root@'%' (role operator) and admin@'%' (role
+// admin), both with an empty password, as in Doris.
 func Open(kv KV) (*Catalog, error) {
 	c := &Catalog{
 		kv:         kv,
@@ -56,6 +58,7 @@ func Open(kv KV) (*Catalog, error) {
 		groups:     map[GroupID]*ColocateGroup{},
 		groupKeys:  map[string]GroupID{},
 		users:      map[string]*User{},
+		roles:      builtinRoles(),
 		txns:       map[storage.TxnID]*Txn{},
 		labels:     map[labelKey]storage.TxnID{},
 	}
@@ -65,13 +68,15 @@ func Open(kv KV) (*Catalog, error) {
 	}
 	if !initialized {
 		b := c.newBatch()
-		root := &User{Name: "root", Host: "%"}
+		root, admin := &User{Name: RootUser, Host: "%"}, &User{Name: AdminUser, Host: "%"}
 		b.put(userKey(root.Name, root.Host), root)
+		b.put(userKey(admin.Name, admin.Host), admin)
 		b.ops = append(b.ops, storage.MetaOp{Key: []byte(keyInit), Value: []byte("1")})
 		if err := c.commit(b); err != nil {
 			return nil, err
 		}
 		c.users[string(userKey(root.Name, root.Host))] = root
+		c.users[string(userKey(admin.Name, admin.Host))] = admin
 	}
 	return c, nil
 }
@@ -122,6 +127,11 @@ func (c *Catalog) load() (initialized bool, err error) {
 			var u User
 			if derr = json.Unmarshal(e.Value, &u); derr == nil {
 				c.users[string(userKey(u.Name, u.Host))] = &u
+			}
+		case strings.HasPrefix(k, keyRole):
+			var r Role
+			if derr = json.Unmarshal(e.Value, &r); derr == nil {
+				c.roles[r.Name] = &r
 			}
 		case strings.HasPrefix(k, keyTxn):
 			var t Txn

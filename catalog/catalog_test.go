@@ -22,13 +22,16 @@ func TestOpenFresh(t *testing.T) {
 	if !ok || u.Host != "%" || u.NativeHash != nil || u.Sha2Hash != nil {
 		t.Fatalf("root@'%%' missing or has a password: %+v", u)
 	}
-	// A dropped root stays dropped: bootstrap runs once.
-	if err := c.DropUser("root", "%", false); err != nil {
+	if a, ok := c.LookupUser("admin", "10.1.2.3"); !ok || a.Host != "%" || a.NativeHash != nil {
+		t.Fatalf("admin@'%%' missing or has a password: %+v", a)
+	}
+	// Bootstrap runs once: root's new password survives a reopen.
+	if err := c.SetPassword("root", "%", "pw"); err != nil {
 		t.Fatal(err)
 	}
 	c = openTest(t, kv)
-	if _, ok := c.LookupUser("root", "h"); ok {
-		t.Fatal("root re-created on reopen")
+	if u, _ := c.LookupUser("root", "h"); u == nil || u.NativeHash == nil {
+		t.Fatal("root re-bootstrapped on reopen")
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package catalog is the frontend's metadata (layer 2): databases, tables,
-// partitions, tablets and their replicas, backends, colocate groups, users
-// and load transactions.
+// partitions, tablets and their replicas, backends, colocate groups, users,
+// roles and their privileges (Doris's model, priv.go), and load transactions.
 //
 // Inputs: DDL and admin calls from the server, heartbeats (SetBackendState),
 // load transactions (BeginTxn → CommitTxn → FinishTxn | AbortTxn).
@@ -18,13 +18,14 @@
 // rebuilds the in-memory state from a full scan of the prefix "c/".
 // Key layout (ids are 16 hex digits so keys sort by id; values are JSON):
 //
-//	c/init                      marker: bootstrap (root user) done
+//	c/init                      marker: bootstrap (root and admin users) done
 //	c/seq/<name>                next value of a sequence: id, tablet, replica, txn
 //	c/db/<DBID>                 Database
 //	c/tbl/<TableID>             Table, with its partitions, tablets and replicas
 //	c/be/<BackendID>            Backend (persisted fields only)
 //	c/grp/<GroupID>             ColocateGroup
-//	c/user/<name>\x00<host>     User (hashes only; never a password)
+//	c/user/<name>\x00<host>     User (hashes only; never a password), its grants and roles
+//	c/role/<name>               Role and its grants (the built-in operator and admin are not stored)
 //	c/txn/<TxnID>               Txn
 //
 // Id allocation: databases, tables, partitions, backends and colocate groups

@@ -29,6 +29,7 @@ const (
 	keyBackend = "c/be/"
 	keyGroup   = "c/grp/"
 	keyUser    = "c/user/"
+	keyRole    = "c/role/"
 	keyTxn     = "c/txn/"
 )
 
@@ -39,6 +40,8 @@ func idKey(prefix string, id int64) []byte {
 func userKey(name, host string) []byte {
 	return []byte(keyUser + name + "\x00" + host)
 }
+
+func roleKey(name string) []byte { return []byte(keyRole + name) }
 
 // seqs are the id sequences; each holds the NEXT value to hand out.
 type seqs struct {

@@ -163,4 +163,10 @@ type User struct {
 	NativeHash []byte `json:"native_hash,omitempty"`
 	// Sha2Hash is SHA256(SHA256(password)), enough for caching_sha2 fast auth.
 	Sha2Hash []byte `json:"sha2_hash,omitempty"`
+	// Privs are the privileges granted to the account itself (Doris keeps
+	// them in the user's default role).
+	Privs PrivTable `json:"privs,omitzero"`
+	// Roles are the roles granted to the account, sorted (the built-in
+	// accounts' own roles are implicit, see builtinRoleOf).
+	Roles []string `json:"roles,omitempty"`
 }

@@ -49,6 +49,13 @@ func normHost(host string) string {
 
 // CreateUser adds name@host (1396 if it exists, unless ifNotExists).
 func (c *Catalog) CreateUser(name, host, password string, ifNotExists bool) error {
+	return c.CreateUserWithRole(name, host, password, "", ifNotExists)
+}
+
+// CreateUserWithRole is CREATE USER ... DEFAULT ROLE 'role': the account
+// is created holding role ("" for none). The names root and admin are the
+// built-in accounts' and cannot be created again on any host.
+func (c *Catalog) CreateUserWithRole(name, host, password, role string, ifNotExists bool) error {
 	host = normHost(host)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -59,7 +66,16 @@ func (c *Catalog) CreateUser(name, host, password string, ifNotExists bool) erro
 		}
 		return sqlerr.CannotUser.New("CREATE USER", userString(name, host))
 	}
+	if isBuiltinUser(name) {
+		return sqlerr.Doris.New(fmt.Sprintf("Can not create user %s: %s and %s are built-in users", userString(name, host), RootUser, AdminUser))
+	}
 	u := newUser(name, host, password)
+	if role != "" {
+		if err := c.grantableRoleLocked(role); err != nil {
+			return err
+		}
+		u.Roles = []string{role}
+	}
 	b := c.newBatch()
 	b.put(key, u)
 	if err := c.commit(b); err != nil {
@@ -81,6 +97,9 @@ func (c *Catalog) DropUser(name, host string, ifExists bool) error {
 		}
 		return sqlerr.CannotUser.New("DROP USER", userString(name, host))
 	}
+	if builtinRoleOf(name, host) != "" {
+		return sqlerr.Doris.New(fmt.Sprintf("Can not drop user %s: it is built in", userString(name, host)))
+	}
 	b := c.newBatch()
 	b.del(key)
 	if err := c.commit(b); err != nil {
@@ -96,17 +115,27 @@ func (c *Catalog) SetPassword(name, host, password string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	key := userKey(name, host)
-	if _, ok := c.users[string(key)]; !ok {
+	old, ok := c.users[string(key)]
+	if !ok {
 		return sqlerr.PasswordNoMatch.New()
 	}
-	u := newUser(name, host, password)
+	u := *old // grants and roles stay
+	u.NativeHash, u.Sha2Hash = NativeHash(password), Sha2Hash(password)
 	b := c.newBatch()
-	b.put(key, u)
+	b.put(key, &u)
 	if err := c.commit(b); err != nil {
 		return err
 	}
-	c.users[string(key)] = u
+	c.users[string(key)] = &u
 	return nil
+}
+
+// User returns the account name@host exactly (no pattern matching).
+func (c *Catalog) User(name, host string) (*User, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	u, ok := c.users[string(userKey(name, normHost(host)))]
+	return u, ok
 }
 
 // LookupUser finds the account a client named name connecting from host

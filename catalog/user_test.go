@@ -111,7 +111,7 @@ func TestLookupUserHostMatching(t *testing.T) {
 	if _, ok := c.LookupUser("u", "127.0.0.1"); ok {
 		t.Fatal("no pattern should match after dropping '%'")
 	}
-	if got := len(c.Users()); got != 5 { // root + 4 u
+	if got := len(c.Users()); got != 6 { // root, admin + 4 u
 		t.Fatal("Users()", got)
 	}
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"github.com/dorisgo/dorisgo/storage"
 	"log/slog"
 	"net"
 	"net/http"
@@ -14,18 +13,23 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/dorisgo/dorisgo/execution/be"
+	"github.com/dorisgo/dorisgo/storage"
 )
 
 // BackendHTTP is a separate backend process's web port (Doris's BE
 // webserver_port): /metrics with the backend's doris_be_* series and the
-// process's, /api/health and /debug/pprof.
+// process's, /api/health and, when asked for, /debug/pprof. A backend
+// knows no users, so its Go profiles (which show every running
+// statement's stacks) are served only when asked for (dorisgo be --pprof),
+// for a port only operators can reach.
 type BackendHTTP struct {
 	srv *http.Server
 	ln  net.Listener
 }
 
-// ServeBackendHTTP serves b's HTTP endpoints on addr ("host:0": any port).
-func ServeBackendHTTP(b *be.Backend, addr string, log *slog.Logger) (*BackendHTTP, error) {
+// ServeBackendHTTP serves b's HTTP endpoints on addr ("host:0": any port),
+// /debug/pprof too if pprofOn.
+func ServeBackendHTTP(b *be.Backend, addr string, pprofOn bool, log *slog.Logger) (*BackendHTTP, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(b.Collectors()...)
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), columnCacheGauge())
@@ -34,8 +38,10 @@ func ServeBackendHTTP(b *be.Backend, addr string, log *slog.Logger) (*BackendHTT
 	mux.HandleFunc("GET /api/health", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "OK", "msg": "Success"})
 	})
-	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
-	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	if pprofOn {
+		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err

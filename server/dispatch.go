@@ -12,8 +12,12 @@ import (
 	"github.com/dorisgo/dorisgo/sql/types"
 )
 
-// dispatch runs one parsed statement.
+// dispatch runs one parsed statement, once authorize has checked its
+// privileges (privs.go).
 func (s *Session) dispatch(ctx context.Context, stmt parser.Statement, params []types.Datum, w wire.ResultWriter) error {
+	if err := s.authorize(stmt); err != nil {
+		return err
+	}
 	switch st := stmt.(type) {
 	case *parser.Vitess:
 		return s.dispatchVitess(ctx, st, params, w)
@@ -36,7 +40,7 @@ func (s *Session) dispatch(ctx context.Context, stmt parser.Statement, params []
 	case *parser.Explain:
 		return s.explain(ctx, st, w)
 	case *parser.CreateUser:
-		if err := s.srv.cat.CreateUser(st.User, st.Host, st.Password, st.IfNotExists); err != nil {
+		if err := s.srv.cat.CreateUserWithRole(st.User, st.Host, st.Password, st.Role, st.IfNotExists); err != nil {
 			return err
 		}
 		return w.WriteOK(wire.OK{})
@@ -48,7 +52,7 @@ func (s *Session) dispatch(ctx context.Context, stmt parser.Statement, params []
 	case *parser.SetPassword:
 		user, host := st.User, st.Host
 		if user == "" {
-			user, host = s.info.User, "%"
+			user, host = s.acct.user, s.acct.host
 		}
 		if host == "" {
 			host = "%"
@@ -57,6 +61,10 @@ func (s *Session) dispatch(ctx context.Context, stmt parser.Statement, params []
 			return err
 		}
 		return w.WriteOK(wire.OK{})
+	case *parser.GrantPrivs, *parser.GrantRoles, *parser.CreateRole, *parser.DropRole, *parser.ShowGrants, *parser.ShowRoles:
+		return s.grants(st, w)
+	case *parser.Admin:
+		return sqlerr.NotSupportedYet.New(strings.Join(strings.Fields(st.Text), " "))
 	}
 	return sqlerr.NotSupportedYet.New("this statement")
 }
@@ -66,7 +74,7 @@ func (s *Session) dispatchVitess(ctx context.Context, st *parser.Vitess, params 
 	case *sqlparser.Select, *sqlparser.SetOp, *sqlparser.ParenSelect:
 		return s.query(ctx, st, params, w)
 	case *sqlparser.Insert:
-		return s.insert(ctx, n, params, w)
+		return s.insert(ctx, st.Text, n, params, w)
 	case *sqlparser.Set:
 		return s.set(n, w)
 	case *sqlparser.Use:

@@ -62,6 +62,8 @@ func TestE2EAuth(t *testing.T) {
 
 	const secret = "Secr3t-Pa55word-e2e"
 	mustExec(t, root, "CREATE USER 'u'@'%' IDENTIFIED BY '"+secret+"'")
+	// Logging in with a database takes a privilege on it (privileges_test.go).
+	mustExec(t, root, "GRANT SELECT_PRIV ON *.* TO 'u'@'%'")
 	wantLogin(t, addr, "u", secret, "")
 	wantLogin(t, addr, "u", secret, "adb")
 	wantDenied(t, addr, "u", "", "")

@@ -82,6 +82,10 @@ func loadJoinCorpus(t *testing.T, db *sql.DB) []string {
 		"SELECT f.k, c.b, d.id FROM j.f JOIN %s j.c ON f.k = c.k JOIN j.d ON c.k = d.k",
 		"SELECT f.k, f.a, c.b FROM j.f JOIN %s j.c ON f.k <=> c.k",
 		"SELECT f.k, f.a FROM j.f JOIN %s j.c ON f.k = c.k AND f.a > c.b",
+		"SELECT f.k, f.a FROM j.f LEFT SEMI JOIN %s j.c ON f.k = c.k",
+		"SELECT f.k, f.a FROM j.f LEFT ANTI JOIN %s j.d ON f.k = d.k",
+		"SELECT c.k, c.b FROM j.f RIGHT SEMI JOIN %s j.c ON f.k = c.k AND f.a > c.b",
+		"SELECT d.id, d.name FROM j.f RIGHT ANTI JOIN %s j.d ON f.k = d.k AND f.a < d.id",
 	}
 	return corpus
 }

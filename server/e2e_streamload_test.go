@@ -19,6 +19,7 @@ func TestE2EStreamLoad(t *testing.T) {
 	db := openDB(t, s.MySQLAddr(), "", true)
 	mustExec(t, db, "CREATE DATABASE sdb")
 	mustExec(t, db, "CREATE USER 'loader'@'%' IDENTIFIED BY 'lpw'")
+	mustExec(t, db, "GRANT LOAD_PRIV ON sdb.* TO 'loader'@'%'")
 	for _, tbl := range []string{"csv_t", "json_t"} {
 		mustExec(t, db, `CREATE TABLE sdb.`+tbl+` (id INT NOT NULL, name VARCHAR(20), amount DECIMAL(10,2), d DATE)
 		  DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 4 PROPERTIES ("replication_num" = "3")`)

@@ -30,7 +30,7 @@ func (s *Session) plannerContext(h *parser.Hints) *physical.Context {
 	for _, name := range physical.VarNames() {
 		v.Set(name, s.vars.get(name))
 	}
-	ctx := &physical.Context{Cat: s.srv.cat, Vars: v}
+	ctx := &physical.Context{Cat: s.srv.cat, Vars: v, Ctx: s.statementContext()}
 	if h != nil {
 		for _, sv := range h.SetVars {
 			ctx.Vars.Set(sv.Name, sv.Value)

@@ -58,20 +58,73 @@ func newMetrics(s *Server) *metrics {
 func (s *Server) httpHandler() http.Handler {
 	s.metrics = newMetrics(s)
 	mux := http.NewServeMux()
+	// Every /api endpoint takes HTTP basic auth against the MySQL accounts
+	// and checks the privileges its SQL counterpart would: stream load
+	// LOAD_PRIV on its table (streamload.go), the colocate admin endpoints
+	// ADMIN_PRIV, /api/profile one's own queries unless ADMIN_PRIV.
 	mux.HandleFunc("PUT /api/{db}/{table}/_stream_load", s.streamLoad)
-	mux.HandleFunc("POST /api/colocate/group_stable", s.groupStable(false))
-	mux.HandleFunc("DELETE /api/colocate/group_stable", s.groupStable(true))
-	mux.HandleFunc("GET /api/profile", s.profiles.serveList)
-	mux.HandleFunc("GET /api/profile/{id}", s.profiles.serveOne)
-	mux.HandleFunc("GET /api/health", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("POST /api/colocate/group_stable", s.needAdmin(s.groupStable(false)))
+	mux.HandleFunc("DELETE /api/colocate/group_stable", s.needAdmin(s.groupStable(true)))
+	mux.HandleFunc("GET /api/profile", s.needLogin(s.profiles.serveList))
+	mux.HandleFunc("GET /api/profile/{id}", s.needLogin(s.profiles.serveOne))
+	mux.HandleFunc("GET /api/health", s.needLogin(func(w http.ResponseWriter, r *http.Request, _ *catalog.Access) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "OK", "msg": "Success"})
-	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
-	// Go profiles, for diagnosing a slow query or load in place.
-	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
-	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	}))
+	// /metrics is open, as Doris's is, unless --metrics-require-login.
+	metrics := promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
+	if s.cfg.MetricsRequireLogin {
+		mux.HandleFunc("GET /metrics", s.needLogin(func(w http.ResponseWriter, r *http.Request, _ *catalog.Access) {
+			metrics.ServeHTTP(w, r)
+		}))
+	} else {
+		mux.Handle("GET /metrics", metrics)
+	}
+	// Go profiles, for diagnosing a slow query or load in place; they show
+	// every statement's stacks, so they are ADMIN_PRIV's.
+	mux.HandleFunc("GET /debug/pprof/", s.needAdmin(withoutAccess(pprof.Index)))
+	mux.HandleFunc("GET /debug/pprof/profile", s.needAdmin(withoutAccess(pprof.Profile)))
+	mux.HandleFunc("GET /debug/pprof/trace", s.needAdmin(withoutAccess(pprof.Trace)))
 	return mux
+}
+
+// authedHandler is an HTTP handler that knows the caller's privileges.
+type authedHandler func(w http.ResponseWriter, r *http.Request, a *catalog.Access)
+
+func withoutAccess(h http.HandlerFunc) authedHandler {
+	return func(w http.ResponseWriter, r *http.Request, _ *catalog.Access) { h(w, r) }
+}
+
+// unauthorized is the 401 of a request without valid credentials; the
+// challenge lets curl and browsers ask for them.
+func unauthorized(w http.ResponseWriter) {
+	w.Header().Set("WWW-Authenticate", `Basic realm="dorisgo"`)
+	writeJSON(w, http.StatusUnauthorized, map[string]any{"code": 401, "msg": "Unauthorized",
+		"data": "Access denied: wrong user or password (HTTP basic auth)", "count": 0})
+}
+
+// needLogin runs h for a request with valid credentials, else 401.
+func (s *Server) needLogin(h authedHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		a, ok := s.httpAccess(r)
+		if !ok {
+			unauthorized(w)
+			return
+		}
+		h(w, r, a)
+	}
+}
+
+// needAdmin runs h for an account holding ADMIN_PRIV; 401 without valid
+// credentials, 403 without the privilege.
+func (s *Server) needAdmin(h authedHandler) http.HandlerFunc {
+	return s.needLogin(func(w http.ResponseWriter, r *http.Request, a *catalog.Access) {
+		if !a.Global(catalog.WantAdmin) {
+			writeJSON(w, http.StatusForbidden, map[string]any{"code": 403, "msg": "Forbidden",
+				"data": sqlerr.SpecificAccessDenied.New("ADMIN").Message, "count": 0})
+			return
+		}
+		h(w, r, a)
+	})
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -82,11 +135,12 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_ = enc.Encode(v)
 }
 
-// authorize checks HTTP basic auth against the stored password hashes.
-func (s *Server) authorize(r *http.Request) (string, bool) {
+// httpAccess checks HTTP basic auth against the stored password hashes
+// and returns the privileges of the account it matched (as of now).
+func (s *Server) httpAccess(r *http.Request) (*catalog.Access, bool) {
 	user, pass, ok := r.BasicAuth()
 	if !ok {
-		return "", false
+		return nil, false
 	}
 	if i := strings.IndexByte(user, '@'); i >= 0 {
 		user = user[:i]
@@ -98,22 +152,22 @@ func (s *Server) authorize(r *http.Request) (string, bool) {
 	host = strings.Trim(host, "[]")
 	u, ok := s.cat.LookupUser(user, host)
 	if !ok {
-		return "", false
+		return nil, false
 	}
 	if len(u.NativeHash) == 0 {
-		return user, pass == ""
+		if pass != "" {
+			return nil, false
+		}
+	} else if subtle.ConstantTimeCompare(catalog.NativeHash(pass), u.NativeHash) != 1 {
+		return nil, false
 	}
-	return user, subtle.ConstantTimeCompare(catalog.NativeHash(pass), u.NativeHash) == 1
+	return s.cat.Access(u.Name, u.Host), true
 }
 
 // groupStable serves Doris's admin endpoint marking a colocate group
 // (un)stable: POST marks it unstable, DELETE stable again.
-func (s *Server) groupStable(stable bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := s.authorize(r); !ok {
-			writeJSON(w, http.StatusUnauthorized, map[string]any{"code": 401, "msg": "Unauthorized"})
-			return
-		}
+func (s *Server) groupStable(stable bool) authedHandler {
+	return func(w http.ResponseWriter, r *http.Request, _ *catalog.Access) {
 		q := r.URL.Query()
 		db, group := q.Get("db"), q.Get("group")
 		if db == "" {

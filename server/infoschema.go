@@ -179,10 +179,8 @@ func (is *infoSchema) VirtualTable(db, table string) ([]types.Column, [][]types.
 }
 
 func (is *infoSchema) processRows() [][]types.Datum {
-	is.srv.mu.Lock()
-	defer is.srv.mu.Unlock()
 	var out [][]types.Datum
-	for _, x := range is.srv.sessions {
+	for _, x := range is.sess.visibleSessions() {
 		x.mu.Lock()
 		out = append(out, []types.Datum{num(int64(x.info.ID)), str(x.info.User), str(x.info.Host), str(x.db), str(x.command), num(0), str(""), str(x.sql)})
 		x.mu.Unlock()
@@ -190,14 +188,18 @@ func (is *infoSchema) processRows() [][]types.Datum {
 	return out
 }
 
+// eachTable calls fn for every table the session may see.
 func (is *infoSchema) eachTable(fn func(db string, t *catalog.Table)) {
+	a := is.sess.access()
 	for _, d := range is.srv.cat.Databases() {
 		ts, err := is.srv.cat.Tables(d.Name)
 		if err != nil {
 			continue
 		}
 		for _, t := range ts {
-			fn(d.Name, t)
+			if a.SeesTable(d.Name, t.Name) {
+				fn(d.Name, t)
+			}
 		}
 	}
 }

@@ -5,6 +5,9 @@ import (
 
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/execution/coord"
+
 	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/types"
@@ -26,8 +29,24 @@ func (p *prepared) Columns() []wire.Column { return p.cols }
 
 // Prepare implements wire.Session.
 func (s *Session) Prepare(ctx context.Context, sql string) (wire.Prepared, error) {
+	var p *prepared
+	if err := s.guard(coord.NewQueryID(), sql, func() (err error) {
+		p, err = s.prepare(sql)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (s *Session) prepare(sql string) (*prepared, error) {
 	stmt, err := parser.ParseOne(sql)
 	if err != nil {
+		return nil, err
+	}
+	// As MySQL, a statement the account may not run fails to prepare
+	// (Execute checks again: privileges may change in between).
+	if err := s.authorize(stmt); err != nil {
 		return nil, err
 	}
 	p := &prepared{text: sql, stmt: stmt}
@@ -63,11 +82,17 @@ func (s *Session) Execute(ctx context.Context, wp wire.Prepared, args []types.Da
 	if args == nil {
 		args = []types.Datum{}
 	}
-	return s.run(ctx, p.text, p.stmt, args, w)
+	id := coord.NewQueryID()
+	return s.guard(id, p.text, func() error { return s.run(ctx, id, p.text, p.stmt, args, w) })
 }
 
 // FieldList implements wire.Session (COM_FIELD_LIST).
 func (s *Session) FieldList(ctx context.Context, table, wildcard string) ([]wire.Column, error) {
+	if !isSystemDB(s.DB()) {
+		if err := s.needTable(s.access(), "", table, catalog.WantShow, "SHOW"); err != nil {
+			return nil, err
+		}
+	}
 	db, t, err := s.table("", table)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/dorisgo/dorisgo/catalog"
 )
 
 // keptProfiles is how many finished queries' profiles the FE keeps.
@@ -15,6 +17,7 @@ const keptProfiles = 100
 // the plan).
 type profile struct {
 	ID    int64     `json:"id"`
+	User  string    `json:"user"`
 	SQL   string    `json:"sql"`
 	End   time.Time `json:"end"`
 	Lines []string  `json:"-"`
@@ -27,29 +30,39 @@ type profiles struct {
 	ring []*profile
 }
 
-func (p *profiles) add(sql string, lines []string) {
+// add keeps the profile of a query user ran.
+func (p *profiles) add(user, sql string, lines []string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.next++
-	p.ring = append(p.ring, &profile{ID: p.next, SQL: sql, End: time.Now(), Lines: lines})
+	p.ring = append(p.ring, &profile{ID: p.next, User: user, SQL: sql, End: time.Now(), Lines: lines})
 	if len(p.ring) > keptProfiles {
 		p.ring = p.ring[len(p.ring)-keptProfiles:]
 	}
 }
 
-// serveList lists the kept profiles, newest first (JSON).
-func (p *profiles) serveList(w http.ResponseWriter, r *http.Request) {
+// visible: a user sees the profiles of its own queries (by user name, as
+// SHOW PROCESSLIST); ADMIN_PRIV sees all.
+func visible(a *catalog.Access, x *profile) bool {
+	return x.User == a.User || a.Global(catalog.WantAdmin)
+}
+
+// serveList lists the kept profiles the caller may see, newest first (JSON).
+func (p *profiles) serveList(w http.ResponseWriter, r *http.Request, a *catalog.Access) {
 	p.mu.Lock()
 	list := make([]*profile, 0, len(p.ring))
 	for i := len(p.ring) - 1; i >= 0; i-- {
-		list = append(list, p.ring[i])
+		if visible(a, p.ring[i]) {
+			list = append(list, p.ring[i])
+		}
 	}
 	p.mu.Unlock()
 	writeJSON(w, http.StatusOK, list)
 }
 
-// serveOne returns one profile as text.
-func (p *profiles) serveOne(w http.ResponseWriter, r *http.Request) {
+// serveOne returns one profile as text; another user's is 404, as if it
+// were not there.
+func (p *profiles) serveOne(w http.ResponseWriter, r *http.Request, a *catalog.Access) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil {
 		http.Error(w, "bad profile id", http.StatusBadRequest)
@@ -58,7 +71,7 @@ func (p *profiles) serveOne(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	var found *profile
 	for _, x := range p.ring {
-		if x.ID == id {
+		if x.ID == id && visible(a, x) {
 			found = x
 		}
 	}

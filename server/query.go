@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/execution/op"
 	"github.com/dorisgo/dorisgo/planner/bind"
 	"github.com/dorisgo/dorisgo/planner/fragment"
@@ -56,6 +57,10 @@ func (s *Session) planQuery(st *parser.Vitess, params []types.Datum) (*planned, 
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkReads(q.Plan); err != nil {
+		return nil, err
+	}
+	s.hook("plan", st.Text)
 	out := make([]types.Column, len(q.Outputs))
 	for i, o := range q.Outputs {
 		out[i] = types.Column{Name: o.Name, Type: o.Col.T, Nullable: o.Col.Null}
@@ -80,7 +85,10 @@ func (s *Session) start(ctx context.Context, plan *fragment.Plan) (op.Operator, 
 	// exec_mem_limit bounds what this query's stateful operators hold here.
 	env := &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: now},
 		Tracker: op.NewMemTracker(s.vars.int("exec_mem_limit"))}
-	return s.srv.coord.Run(ctx, plan, env, now.UnixMicro())
+	s.mu.Lock()
+	id := s.queryID
+	s.mu.Unlock()
+	return s.srv.coord.Run(ctx, id, plan, env, now.UnixMicro())
 }
 
 // query runs a SELECT and streams its rows to the client.
@@ -101,13 +109,14 @@ func (s *Session) query(ctx context.Context, st *parser.Vitess, params []types.D
 	}
 	var rows int64
 	if err := op.Drain(ctx, root, func(rec arrow.Record) error {
+		s.hook("rows", st.Text)
 		rows += rec.NumRows()
 		return w.WriteRows(rec)
 	}); err != nil {
 		return err
 	}
 	root.Close()
-	s.srv.profiles.add(st.Text, profileLines(p, root, rows, time.Since(start)))
+	s.srv.profiles.add(s.info.User, st.Text, profileLines(p, root, rows, time.Since(start)))
 	return w.WriteEnd()
 }
 
@@ -121,9 +130,15 @@ func outputColumns(outs []bind.Output) []wire.Column {
 }
 
 // insert runs INSERT ... VALUES / SELECT as one load transaction.
-func (s *Session) insert(ctx context.Context, n *sqlparser.Insert, params []types.Datum, w wire.ResultWriter) error {
+func (s *Session) insert(ctx context.Context, text string, n *sqlparser.Insert, params []types.Datum, w wire.ResultWriter) error {
 	ins, err := newBinder(s, params).BindInsert(n)
 	if err != nil {
+		return err
+	}
+	if !s.access().Table(ins.DB, ins.Table.Name, catalog.WantLoad) {
+		return s.tableDenied("LOAD", ins.DB, ins.Table.Name)
+	}
+	if err := s.checkReads(ins.Source); err != nil {
 		return err
 	}
 	cols := make([]types.Column, len(ins.Table.Columns))
@@ -143,6 +158,7 @@ func (s *Session) insert(ctx context.Context, n *sqlparser.Insert, params []type
 	row := 1
 	res, err := s.srv.coord.Load(ctx, ins.DB, ins.Table, ins.Label, func(yield func(arrow.Record) error) error {
 		return op.Drain(ctx, root, func(rec arrow.Record) error {
+			s.hook("rows", text)
 			out, err := toStorage(rec, from, cols, row)
 			if err != nil {
 				return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -12,13 +13,16 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/execution/be"
 	"github.com/dorisgo/dorisgo/execution/coord"
+	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/storage"
+	"gopkg.in/natefinch/lumberjack.v2"
 )
 
 // Config configures a frontend (and, in standalone mode, its embedded backends).
@@ -31,7 +35,13 @@ type Config struct {
 	Backends int
 	// BEPort is the first embedded backend's gRPC port (0 = any free port).
 	BEPort int
-	Log    *slog.Logger
+	// MetricsRequireLogin makes /metrics take HTTP basic auth like /api
+	// (open by default, as Doris's).
+	MetricsRequireLogin bool
+	Log                 *slog.Logger
+	// AuditLog is the audit log's path (one line per statement, rotated
+	// by size); "" = DataDir/log/fe.audit.log, "-" = none.
+	AuditLog string
 }
 
 // Server is a running frontend.
@@ -39,6 +49,8 @@ type Server struct {
 	cfg   Config
 	log   *slog.Logger
 	meta  *storage.Meta
+	audit io.WriteCloser // nil: no audit log
+	token string         // the cluster token (rpc.TokenGuard)
 	cat   *catalog.Catalog
 	coord *coord.Coordinator
 	bes   []*be.Backend
@@ -55,6 +67,11 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[uint32]*Session
+
+	// testHook is for tests only (set through export_test.go's
+	// SetTestHook): statements call it at fixed points (Session.hook) so
+	// that a test can make one of them panic there.
+	testHook atomic.Pointer[func(stage, sql string)]
 }
 
 // Start opens the data dir, starts embedded backends, recovers, and serves.
@@ -80,6 +97,23 @@ func Start(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("open FE metadata: %w", err)
 	}
 	s.meta = meta
+	// The cluster token, made on the first start: backends serve only
+	// callers presenting it (rpc.TokenGuard).
+	if s.token, err = rpc.LoadOrCreateToken(cfg.DataDir); err != nil {
+		return nil, fmt.Errorf("cluster token: %w", err)
+	}
+	if cfg.AuditLog != "-" {
+		path := cfg.AuditLog
+		if path == "" {
+			path = filepath.Join(cfg.DataDir, "log", "fe.audit.log")
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("audit log: %w", err)
+		}
+		// Rotated at 100 MB, keeping the last 10 files, as Doris's
+		// audit_log_roll_num keeps a bounded history.
+		s.audit = &lumberjack.Logger{Filename: path, MaxSize: 100, MaxBackups: 10}
+	}
 	if s.cat, err = catalog.Open(meta); err != nil {
 		return nil, fmt.Errorf("load catalog: %w", err)
 	}
@@ -87,6 +121,7 @@ func Start(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.coord = coord.New(s.cat, s.log)
+	s.coord.ClusterToken = s.token
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := s.coord.Start(ctx); err != nil {
@@ -129,7 +164,7 @@ func (s *Server) startEmbedded() error {
 		if s.cfg.BEPort > 0 {
 			port = s.cfg.BEPort + i
 		}
-		b, err := be.Start(filepath.Join(s.cfg.DataDir, fmt.Sprintf("be-%d", i)), net.JoinHostPort(s.cfg.Host, fmt.Sprint(port)), s.log)
+		b, err := be.StartToken(filepath.Join(s.cfg.DataDir, fmt.Sprintf("be-%d", i)), net.JoinHostPort(s.cfg.Host, fmt.Sprint(port)), s.log, s.token)
 		if err != nil {
 			return fmt.Errorf("start embedded backend %d: %w", i, err)
 		}
@@ -178,6 +213,9 @@ func (s *Server) Close() {
 	}
 	if s.meta != nil {
 		s.meta.Close()
+	}
+	if s.audit != nil {
+		s.audit.Close()
 	}
 }
 

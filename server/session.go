@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dorisgo/dorisgo/execution/coord"
 	"github.com/dorisgo/dorisgo/planner/bind"
 	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/sql/parser"
@@ -30,7 +31,10 @@ func (s *Server) LookupAccount(user, host string) (wire.Account, bool) {
 func (s *Server) NewSession(info wire.ConnInfo) (wire.Session, error) {
 	g := s.globals.snapshot()
 	sess := &Session{srv: s, info: info, vars: &sessionVars{vals: g, user: map[string]types.Datum{}, g: s.globals},
-		connected: time.Now(), command: "Sleep"}
+		connected: time.Now(), command: "Sleep", acct: account{user: info.User, host: "%"}}
+	if u, ok := s.cat.LookupUser(info.User, info.Host); ok {
+		sess.acct.host = u.Host // the account the wire layer authenticated
+	}
 	if info.DB != "" {
 		if err := sess.InitDB(context.Background(), info.DB); err != nil {
 			return nil, err
@@ -46,6 +50,7 @@ func (s *Server) NewSession(info wire.ConnInfo) (wire.Session, error) {
 type Session struct {
 	srv       *Server
 	info      wire.ConnInfo
+	acct      account // the account logged in as; privileges are looked up per statement
 	vars      *sessionVars
 	connected time.Time
 
@@ -54,12 +59,24 @@ type Session struct {
 	command   string
 	stmtStart time.Time
 	sql       string
+	queryID   string             // the running statement's (coord.NewQueryID)
 	cancel    context.CancelFunc // the running statement's; KILL QUERY calls it
+	stmtCtx   context.Context    // the running statement's; binding and planning stop when it is done
 	killed    bool
+	// diag is the last statement's diagnostics (SHOW WARNINGS); keepDiag
+	// is set by a statement that must not replace them (SHOW WARNINGS);
+	// stmtRes counts what the running statement sent (the audit log).
+	diag     []diagEntry
+	keepDiag bool
+	stmtRes  *stmtResult
 }
 
-// InitDB implements wire.Session (COM_INIT_DB and USE).
+// InitDB implements wire.Session (COM_INIT_DB and USE). The account
+// needs some privilege on db (1044 otherwise, whether or not db exists).
 func (s *Session) InitDB(ctx context.Context, db string) error {
+	if !isSystemDB(db) && !s.access().SeesDB(db) {
+		return s.dbDenied(db)
+	}
 	if _, err := s.srv.cat.Database(db); err != nil && !isSystemDB(db) {
 		return err
 	}
@@ -97,31 +114,39 @@ func (s *Session) Query(ctx context.Context, sql string, w wire.ResultWriter) er
 	}
 	for i, text := range texts {
 		w.SetMoreResults(i < len(texts)-1)
-		stmt, err := parser.ParseOne(text)
-		if err != nil {
-			return err
-		}
-		if err := s.run(ctx, text, stmt, nil, w); err != nil {
+		id := coord.NewQueryID()
+		if err := s.guard(id, text, func() error {
+			stmt, err := parser.ParseOne(text)
+			if err != nil {
+				return err
+			}
+			return s.run(ctx, id, text, stmt, nil, w)
+		}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// run executes one statement under the session's timeout and KILL QUERY.
-func (s *Session) run(ctx context.Context, text string, stmt parser.Statement, params []types.Datum, w wire.ResultWriter) error {
+// run executes one statement, query queryID, under the session's timeout
+// and KILL QUERY; callers guard it.
+func (s *Session) run(ctx context.Context, queryID, text string, stmt parser.Statement, params []types.Datum, w wire.ResultWriter) error {
 	timeout := time.Duration(s.vars.int("query_timeout")) * time.Second
 	if timeout <= 0 {
 		timeout = 900 * time.Second
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	res := &stmtResult{}
+	w = &countingWriter{ResultWriter: w, res: res}
 	s.mu.Lock()
-	s.command, s.sql, s.stmtStart, s.cancel, s.killed = "Query", text, time.Now(), cancel, false
+	s.stmtRes = res
+	s.command, s.sql, s.queryID, s.stmtStart, s.cancel, s.killed = "Query", text, queryID, time.Now(), cancel, false
+	s.stmtCtx = ctx
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		s.command, s.sql, s.cancel = "Sleep", "", nil
+		s.command, s.sql, s.queryID, s.cancel, s.stmtCtx = "Sleep", "", "", nil, nil
 		s.mu.Unlock()
 	}()
 	err := s.dispatch(ctx, stmt, params, w)
@@ -143,7 +168,15 @@ func (s *Session) run(ctx context.Context, text string, stmt parser.Statement, p
 // bindContext is what the binder sees of this session.
 func (s *Session) bindContext(params []types.Datum) *bind.Context {
 	return &bind.Context{Cat: s.srv.cat, DB: s.DB(), User: s.info.User, ConnID: s.info.ID,
-		Version: serverVersion, Vars: s.vars, Virtual: &infoSchema{srv: s.srv, sess: s}, Now: time.Now(), Params: params}
+		Version: serverVersion, Vars: s.vars, Virtual: &infoSchema{srv: s.srv, sess: s}, Now: time.Now(), Params: params,
+		Ctx: s.statementContext()}
+}
+
+// statementContext is the running statement's context (nil outside one).
+func (s *Session) statementContext() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stmtCtx
 }
 
 // killQuery cancels the running statement of this session.
@@ -171,6 +204,9 @@ func (s *Session) kill(id int64, queryOnly bool) error {
 	s.srv.mu.Unlock()
 	if !ok {
 		return sqlerr.NoSuchThread.New(id)
+	}
+	if !s.mayKill(target) {
+		return sqlerr.KillDenied.New(id)
 	}
 	target.killQuery()
 	if !queryOnly && target.info.Cancel != nil {

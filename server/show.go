@@ -134,7 +134,7 @@ func (s *Session) show(ctx context.Context, n *sqlparser.Show, w wire.ResultWrit
 		}
 		return s.showTableStatus(db, match, w)
 	case "warnings", "errors":
-		return writeTable(w, []wire.Column{strCol("Level"), intCol("Code"), strCol("Message")}, nil)
+		return s.showDiagnostics(n.Type == "errors", w)
 	case "status":
 		return writeTable(w, []wire.Column{strCol("Variable_name"), strCol("Value")}, [][]types.Datum{
 			{str("Threads_connected"), str(fmt.Sprint(s.srv.wire.ConnCount()))},
@@ -191,10 +191,15 @@ func filterVarRows(f sqlparser.Expr, rows [][]types.Datum) [][]types.Datum {
 	return out
 }
 
+// databaseNames lists the databases the session may see (SHOW DATABASES,
+// information_schema.schemata).
 func (s *Session) databaseNames() []string {
+	a := s.access()
 	names := []string{"information_schema"}
 	for _, d := range s.srv.cat.Databases() {
-		names = append(names, d.Name)
+		if a.SeesDB(d.Name) {
+			names = append(names, d.Name)
+		}
 	}
 	sort.Strings(names)
 	return names
@@ -208,9 +213,12 @@ func (s *Session) tableNames(db string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = t.Name
+	a := s.access()
+	out := make([]string, 0, len(ts))
+	for _, t := range ts {
+		if a.SeesTable(db, t.Name) {
+			out = append(out, t.Name)
+		}
 	}
 	return out, nil
 }
@@ -253,13 +261,24 @@ func (s *Session) describe(db, name string, full bool, w wire.ResultWriter) erro
 	return writeTable(w, cols, rows)
 }
 
-func (s *Session) showProcessList(w wire.ResultWriter) error {
+// visibleSessions are the connections the session may see in SHOW
+// PROCESSLIST: its user's own (by user name, as Doris), or all with
+// ADMIN_PRIV.
+func (s *Session) visibleSessions() []*Session {
+	all := s.access().Global(catalog.WantAdmin)
 	s.srv.mu.Lock()
+	defer s.srv.mu.Unlock()
 	sessions := make([]*Session, 0, len(s.srv.sessions))
 	for _, x := range s.srv.sessions {
-		sessions = append(sessions, x)
+		if all || x.info.User == s.info.User {
+			sessions = append(sessions, x)
+		}
 	}
-	s.srv.mu.Unlock()
+	return sessions
+}
+
+func (s *Session) showProcessList(w wire.ResultWriter) error {
+	sessions := s.visibleSessions()
 	sort.Slice(sessions, func(i, j int) bool { return sessions[i].info.ID < sessions[j].info.ID })
 	cols := []wire.Column{intCol("Id"), strCol("User"), strCol("Host"), strCol("db"), strCol("Command"), intCol("Time"), strCol("State"), strCol("Info")}
 	var rows [][]types.Datum
@@ -289,6 +308,7 @@ func (s *Session) showTableStatus(db string, match func(string) bool, w wire.Res
 	if err != nil {
 		return err
 	}
+	a := s.access()
 	cols := []wire.Column{strCol("Name"), strCol("Engine"), intCol("Version"), strCol("Row_format"), intCol("Rows"),
 		intCol("Avg_row_length"), intCol("Data_length"), intCol("Max_data_length"), intCol("Index_length"), intCol("Data_free"),
 		intCol("Auto_increment"), strCol("Create_time"), strCol("Update_time"), strCol("Check_time"), strCol("Collation"),
@@ -296,7 +316,7 @@ func (s *Session) showTableStatus(db string, match func(string) bool, w wire.Res
 	null := types.NullDatum(types.StringT)
 	var rows [][]types.Datum
 	for _, t := range ts {
-		if !match(t.Name) {
+		if !match(t.Name) || !a.SeesTable(db, t.Name) {
 			continue
 		}
 		var rowsN, size int64

@@ -80,12 +80,20 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 		s.metrics.loads.WithLabelValues("fail").Inc()
 		writeJSON(w, code, resp)
 	}
-	if _, ok := s.authorize(r); !ok {
+	a, ok := s.httpAccess(r)
+	if !ok {
+		w.Header().Set("WWW-Authenticate", `Basic realm="dorisgo"`)
 		resp.Status, resp.Message = "Fail", "Access denied: wrong user or password"
 		writeJSON(w, http.StatusUnauthorized, resp)
 		return
 	}
 	db, table := r.PathValue("db"), r.PathValue("table")
+	// LOAD_PRIV is checked before the table is looked up, so a caller
+	// without it learns nothing of what exists.
+	if !a.Table(db, table, catalog.WantLoad) {
+		fail(http.StatusForbidden, sqlerr.TableAccessDenied.New("LOAD", a.User, a.Host, db+"."+table).Message)
+		return
+	}
 	t, err := s.cat.Table(db, table)
 	if err != nil {
 		fail(http.StatusOK, sqlerr.As(err).Message)
@@ -111,7 +119,13 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := &countingReader{r: r.Body, rc: http.NewResponseController(w)}
-	ctx := r.Context()
+	// The load does not follow the request's context: Go's server cancels
+	// it as soon as the client half-closes its side after the body, while
+	// that client still waits for the reply. Whether the load may commit is
+	// decided by the body instead: a client gone before the end of the body
+	// fails the body's read (unexpected EOF, or the idle deadline), which
+	// aborts the transaction; a body read to its end is loaded whole.
+	ctx := context.WithoutCancel(r.Context())
 	var total int64
 	res, err := s.coord.Load(ctx, db, t, resp.Label, func(yield func(arrow.Record) error) error {
 		return pipeline(ctx, func(emit func(loadWork) error) error {
@@ -433,7 +447,7 @@ func (p *loadParser) parseJSON(ctx context.Context, r io.Reader, emit func(loadW
 		for dec.More() {
 			var obj map[string]any
 			if err := dec.Decode(&obj); err != nil {
-				return sqlerr.Doris.New(fmt.Sprintf("bad JSON object at row %d: %v", row, err))
+				return jsonRowErr(row, err, true)
 			}
 			if err := add(obj); err != nil {
 				return err
@@ -447,7 +461,7 @@ func (p *loadParser) parseJSON(ctx context.Context, r io.Reader, emit func(loadW
 				break
 			}
 			if err != nil {
-				return sqlerr.Doris.New(fmt.Sprintf("bad JSON object at row %d: %v", row, err))
+				return jsonRowErr(row, err, false)
 			}
 			if err := add(obj); err != nil {
 				return err
@@ -455,6 +469,44 @@ func (p *loadParser) parseJSON(ctx context.Context, r io.Reader, emit func(loadW
 		}
 	}
 	return p.flush(b, emit)
+}
+
+// jsonRowErr says why row of a JSON load could not be read, in terms of
+// the data: a value of the wrong shape names the shape expected and the
+// one found (encoding/json's own text names Go types).
+func jsonRowErr(row int, err error, inArray bool) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		msg := fmt.Sprintf("bad JSON at row %d: expected an object of column names and values, got %s", row, jsonShape(te.Value))
+		if te.Value == "array" && !inArray {
+			msg += " (to load an array of objects, set the header strip_outer_array: true)"
+		}
+		return sqlerr.Doris.New(msg)
+	}
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return sqlerr.Doris.New(fmt.Sprintf("bad JSON at row %d (byte %d): %v", row, syn.Offset, err))
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return sqlerr.Doris.New(fmt.Sprintf("bad JSON at row %d: the data ends inside a value", row))
+	}
+	return sqlerr.Doris.New(fmt.Sprintf("bad JSON at row %d: %v", row, err))
+}
+
+// jsonShape names a JSON value kind as UnmarshalTypeError.Value gives it.
+func jsonShape(v string) string {
+	switch v {
+	case "array":
+		return "an array"
+	case "object":
+		return "an object"
+	case "number", "string", "bool":
+		return "a " + v
+	}
+	if strings.HasPrefix(v, "number") {
+		return "a number"
+	}
+	return v
 }
 
 // loadConverters is how many goroutines turn parsed pieces into typed
@@ -471,6 +523,11 @@ func pipeline(ctx context.Context, produce func(emit func(loadWork) error) error
 	raw := make(chan loadWork, 2*loadConverters)
 	typed := make(chan arrow.Record, 2*loadConverters)
 	errc := make(chan error, 2+loadConverters)
+	// dropped records that a converter threw work away: the load is then
+	// incomplete and must fail even if no stage reported an error (a
+	// cancelled ctx alone stops the converters), or an empty or partial
+	// transaction would commit as a success.
+	var dropped atomic.Bool
 	go func() {
 		defer close(raw)
 		errc <- produce(func(w loadWork) error {
@@ -489,6 +546,7 @@ func pipeline(ctx context.Context, produce func(emit func(loadWork) error) error
 			defer wg.Done()
 			for w := range raw {
 				if ctx.Err() != nil {
+					dropped.Store(true)
 					continue // drain: a stage failed
 				}
 				out, err := w()
@@ -500,6 +558,7 @@ func pipeline(ctx context.Context, produce func(emit func(loadWork) error) error
 				select {
 				case typed <- out:
 				case <-ctx.Done():
+					dropped.Store(true)
 					out.Release()
 				}
 			}
@@ -529,6 +588,11 @@ func pipeline(ctx context.Context, produce func(emit func(loadWork) error) error
 	}
 	if cerr != nil {
 		return cerr
+	}
+	if first == nil && dropped.Load() {
+		if first = ctx.Err(); first == nil {
+			first = context.Canceled
+		}
 	}
 	return first
 }

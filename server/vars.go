@@ -94,6 +94,9 @@ var sysVars = map[string]sysVar{
 	"have_query_cache":         {kind: vString, def: "YES", readOnly: true},
 	"language":                 {kind: vString, def: "/palo/share/english/", readOnly: true},
 	"group_concat_max_len":     {kind: vInt, def: "1024"},
+	"warning_count":            {kind: vInt, def: "0", readOnly: true}, // the last statement's (SHOW WARNINGS)
+	"error_count":              {kind: vInt, def: "0", readOnly: true},
+	"qe_slow_log_ms":           {kind: vInt, def: "5000"}, // Doris's: a statement running longer is logged
 }
 
 // serverVersion is what the handshake and @@version report (Doris says 5.7.99).

@@ -19,15 +19,16 @@ type Table struct {
 }
 
 // columns holds every table's columns with their SQL types; every table has
-// all of them, so any column can be joined with its namesake elsewhere.
+// all of them, so any column can be joined with its namesake elsewhere. v
+// and n are s and m in another length and scale, for joins of mixed types.
 var columns = []struct{ name, sqlType string }{
 	{"id", "INT NOT NULL"}, {"k", "INT"}, {"b", "BIGINT"}, {"s", "VARCHAR(16)"},
-	{"d", "DATE"}, {"m", "DECIMAL(12,2)"}, {"f", "DOUBLE"},
+	{"d", "DATE"}, {"m", "DECIMAL(12,2)"}, {"f", "DOUBLE"}, {"v", "VARCHAR(40)"}, {"n", "DECIMAL(18,4)"},
 }
 
 // colList is the column order of the INSERTs (tables differ in physical
 // order because Doris wants the key column first).
-const colList = "id, k, b, s, d, m, f"
+const colList = "id, k, b, s, d, m, f, v, n"
 
 func table(name, key, layout string, rows int) Table {
 	var dcols, qcols []string
@@ -51,7 +52,8 @@ func table(name, key, layout string, rows int) Table {
 // Tables returns the test schema: ta and tb share a colocate group on k
 // (4 buckets); tc is hashed on a VARCHAR, td range-partitioned on d and
 // hashed on a BIGINT, te a small dimension on k with another bucket count,
-// tf hashed on a DECIMAL.
+// tf hashed on a DECIMAL, tg big (bigTable: its tablets scan as several
+// batches; queries use it where their output stays small).
 func Tables() []Table {
 	const one = `"replication_num" = "1"`
 	return []Table{
@@ -63,18 +65,24 @@ func Tables() []Table {
 			`DISTRIBUTED BY HASH(b) BUCKETS 5 PROPERTIES(`+one+`)`, 350),
 		table("te", "k", `DISTRIBUTED BY HASH(k) BUCKETS 7 PROPERTIES(`+one+`)`, 60),
 		table("tf", "m", `DISTRIBUTED BY HASH(m) BUCKETS 6 PROPERTIES(`+one+`)`, 200),
+		// more rows per tablet than an operator's 4096-row batch.
+		table(bigTable, "k", `DISTRIBUTED BY HASH(k) BUCKETS 2 PROPERTIES(`+one+`)`, 9000),
 	}
 }
 
 // words are the VARCHAR values: lower-case ASCII only, so that byte order,
 // MySQL's and DuckDB's collations and LIKE's case rules all agree.
+const bigTable = "tg"
+
 var words = []string{"", "a", "ab", "abc", "b", "ba", "bab", "c", "ca", "cab", "dog", "do",
 	"x", "xy", "xyz", "zed", "zz", "mo", "moo", "mm"}
 
 var day0 = time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // value draws one column's SQL literal: ~10% NULL, a hot value for skew,
-// otherwise uniform over a domain that overlaps between tables.
+// otherwise uniform over a domain that overlaps between tables. b, m, f and
+// n take k's integral values now and then (and m, f and n each other's), so
+// that equi joins across types (k = b, k = f, m = f, m = n) match rows.
 func value(r *rand.Rand, col string, id int) string {
 	if col == "id" {
 		return strconv.Itoa(id)
@@ -93,6 +101,9 @@ func value(r *rand.Rand, col string, id int) string {
 		if hot {
 			return "10000000003"
 		}
+		if r.IntN(4) == 0 {
+			return strconv.Itoa(r.IntN(40) - 5)
+		}
 		return strconv.FormatInt(10000000000+int64(r.IntN(60))-10, 10)
 	case "s":
 		if hot {
@@ -108,18 +119,47 @@ func value(r *rand.Rand, col string, id int) string {
 		if hot {
 			return "12.50"
 		}
-		c := r.IntN(4000) - 1500
-		return cents(c)
+		if r.IntN(4) == 0 {
+			return cents((r.IntN(40) - 5) * 100)
+		}
+		return cents(r.IntN(4000) - 1500)
 	case "f":
 		if hot {
 			return "0.5"
 		}
+		switch r.IntN(10) {
+		case 0, 1:
+			return strconv.Itoa(r.IntN(40) - 5)
+		case 2:
+			// -0.0 and 0.0 are equal: they must meet in joins and groups.
+			// A literal -0.0 is the DECIMAL 0 negated, so cast a string.
+			return pickStr(r, "CAST('-0' AS DOUBLE)", "0.0", "12.5")
+		}
 		// multiples of 1/8: sums are exact in binary floating point,
 		// whatever order the engines add them in.
 		return strconv.FormatFloat(float64(r.IntN(1600)-800)/8, 'f', -1, 64)
+	case "v":
+		if r.IntN(5) == 0 {
+			// longer than s's VARCHAR(16) can hold.
+			return "'" + strings.Repeat(words[r.IntN(len(words))], 6) + "-long'"
+		}
+		return "'" + words[r.IntN(len(words))] + "'"
+	case "n":
+		switch r.IntN(4) {
+		case 0:
+			return strconv.Itoa(r.IntN(40) - 5)
+		case 1:
+			return fmt.Sprintf("%s%02d", cents(r.IntN(4000)-1500), r.IntN(100))
+		}
+		if hot {
+			return "12.50"
+		}
+		return cents(r.IntN(4000) - 1500)
 	}
 	panic("difftest: unknown column " + col)
 }
+
+func pickStr(r *rand.Rand, xs ...string) string { return xs[r.IntN(len(xs))] }
 
 func cents(c int) string {
 	sign := ""

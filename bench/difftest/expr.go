@@ -21,22 +21,28 @@ const (
 )
 
 // colType gives the type of each table column.
-var colType = map[string]typ{"id": tInt, "k": tInt, "b": tBig, "s": tStr, "d": tDate, "m": tDec, "f": tDbl}
+var colType = map[string]typ{"id": tInt, "k": tInt, "b": tBig, "s": tStr, "d": tDate, "m": tDec, "f": tDbl, "v": tStr, "n": tDec}
 
-// nullable are the columns that hold NULLs.
-var nullable = []string{"k", "b", "s", "d", "m", "f"}
+// allCols are every table's columns; nullable those that hold NULLs.
+var (
+	allCols  = []string{"id", "k", "b", "s", "d", "m", "f", "v", "n"}
+	nullable = []string{"k", "b", "s", "d", "m", "f", "v", "n"}
+)
 
 // ex is one expression rendered in both dialects. exact is false when the
 // engines may compute it with different rounding (AVG, division, DuckDB's
 // doubles against MySQL's decimals), so it must not decide an order or an
 // equality.
+// agg is set on aggregates: how TLP re-aggregates the parts' values (SUM,
+// MIN, MAX; "-": it cannot, e.g. AVG, COUNT DISTINCT).
 type ex struct {
 	d, q  string // dorisgo (MySQL dialect), DuckDB
 	t     typ
 	exact bool
+	agg   string
 }
 
-func lit(s string, t typ) ex { return ex{s, s, t, true} }
+func lit(s string, t typ) ex { return ex{d: s, q: s, t: t, exact: true} }
 
 // mk fills format's %s verbs with the arguments' texts, per dialect.
 func mk(t typ, format string, args ...ex) ex {
@@ -51,7 +57,7 @@ func mk2(t typ, fd, fq string, args ...ex) ex {
 		da[i], qa[i] = a.d, a.q
 		exact = exact && a.exact
 	}
-	return ex{fmt.Sprintf(fd, da...), fmt.Sprintf(fq, qa...), t, exact}
+	return ex{d: fmt.Sprintf(fd, da...), q: fmt.Sprintf(fq, qa...), t: t, exact: exact}
 }
 
 func inexact(e ex) ex {
@@ -67,7 +73,7 @@ func (g *gen) p(pct int) bool      { return g.r.IntN(100) < pct }
 func pick[T any](g *gen, xs []T) T { return xs[g.r.IntN(len(xs))] }
 func (g *gen) col(al, c string) ex { return lit(al+c, colType[c]) }
 func (g *gen) anyCol(al string) ex {
-	return g.col(al, pick(g, []string{"id", "k", "b", "s", "d", "m", "f"}))
+	return g.col(al, pick(g, allCols))
 }
 func (g *gen) nullCol(al string) ex   { return g.col(al, pick(g, nullable)) }
 func (g *gen) intConst(lo, hi int) ex { return lit(strconv.Itoa(lo+g.n(hi-lo+1)), tInt) }
@@ -84,8 +90,14 @@ func (g *gen) constant(t typ) ex {
 	case tDate:
 		return lit("'"+day0.AddDate(0, 0, g.n(800)).Format("2006-01-02")+"'", tDate)
 	case tDec:
+		if g.p(20) {
+			return lit(strconv.Itoa(g.n(40)-5), tInt)
+		}
 		return lit(cents(g.n(4000)-1500), tDec)
 	case tDbl:
+		if g.p(10) {
+			return lit(pick(g, []string{"0", "-0.0", "12.5"}), tDbl)
+		}
 		return lit(strconv.FormatFloat(float64(g.n(1600)-800)/8, 'f', -1, 64), tDbl)
 	}
 	return lit("1", tInt)
@@ -101,11 +113,11 @@ func (g *gen) value(t typ, al string, depth int) ex {
 		case tBig:
 			return g.col(al, "b")
 		case tStr:
-			return g.col(al, "s")
+			return g.col(al, pick(g, []string{"s", "s", "v"}))
 		case tDate:
 			return g.col(al, "d")
 		case tDec:
-			return g.col(al, "m")
+			return g.col(al, pick(g, []string{"m", "m", "n"}))
 		case tDbl:
 			return g.col(al, "f")
 		case tBool:
@@ -202,7 +214,10 @@ func (g *gen) value(t typ, al string, depth int) ex {
 			return mk(tDec, "CAST(%s AS DECIMAL(18,2))", sub(pick(g, []typ{tInt, tDec})))
 		}
 	case tDbl:
-		switch g.n(5) {
+		switch g.n(6) {
+		case 5:
+			// -f is -0.0 where f is 0: equal to 0.0 in comparisons and groups.
+			return mk(tDbl, pick(g, []string{"(-%s)", "(%s * -1)"}), g.col(al, "f"))
 		case 0:
 			return mk(tDbl, "(%s * 2)", sub(tDbl))
 		case 1:
@@ -273,10 +288,17 @@ func (g *gen) pred(al string, depth int) ex {
 		if t == tInt {
 			return mk(tBool, "%s "+g.op()+" %s", g.col(al, "k"), g.col(al, "id"))
 		}
-		fallthrough
+		// two columns of different types (the data's values overlap).
+		p := pick(g, mixedPairs)
+		return mk(tBool, "%s "+g.op()+" %s", g.col(al, p[0]), g.col(al, p[1]))
 	default:
 		return mk(tBool, "%s "+g.op()+" %s", x, g.constant(t))
 	}
 }
+
+// mixedPairs are columns of different types whose values overlap: INT =
+// BIGINT, INT = DOUBLE, INT = DECIMAL, DECIMAL = DOUBLE, VARCHAR(16) =
+// VARCHAR(40), DECIMAL(12,2) = DECIMAL(18,4), BIGINT = DOUBLE.
+var mixedPairs = [][2]string{{"k", "b"}, {"k", "f"}, {"k", "m"}, {"m", "f"}, {"s", "v"}, {"m", "n"}, {"b", "f"}}
 
 func (g *gen) op() string { return pick(g, []string{"=", "<>", "<", "<=", ">", ">="}) }

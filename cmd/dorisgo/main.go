@@ -1,9 +1,9 @@
 // Command dorisgo runs a dorisgo frontend with embedded backends
 // (standalone, the default), a frontend alone (fe) or a backend alone (be).
 //
-//	dorisgo [standalone] [--data-dir DIR] [--mysql-port 9030] [--http-port 8030] [--backends 3] [--host 127.0.0.1]
-//	dorisgo fe [--data-dir DIR] [--mysql-port 9030] [--http-port 8030] [--host H]
-//	dorisgo be [--data-dir DIR] [--be-port 9060] [--http-port 8040] [--host H]
+//	dorisgo [standalone] [--data-dir DIR] [--mysql-port 9030] [--http-port 8030] [--backends 3] [--host 127.0.0.1] [--metrics-require-login] [--audit-log FILE]
+//	dorisgo fe [--data-dir DIR] [--mysql-port 9030] [--http-port 8030] [--host H] [--metrics-require-login] [--audit-log FILE]
+//	dorisgo be [--data-dir DIR] [--be-port 9060] [--http-port 8040] [--host H] [--pprof] [--cluster-token T | --cluster-token-file F]
 //
 // Backends (standalone, be) also take --column-cache-mb (decoded columns,
 // default 512) and --block-cache-mb (Pebble blocks, default 64).
@@ -24,6 +24,7 @@ import (
 	"syscall"
 
 	"github.com/dorisgo/dorisgo/execution/be"
+	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/server"
 	"github.com/dorisgo/dorisgo/storage"
 )
@@ -51,6 +52,11 @@ func run(args []string) error {
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	colCache := fs.Int64("column-cache-mb", storage.DefaultColumnCacheBytes>>20, "decoded column cache of the process's backends, MiB (0: off)")
 	blockCache := fs.Int64("block-cache-mb", storage.DefaultBlockCacheBytes>>20, "Pebble block cache of the process's backends, MiB")
+	metricsLogin := fs.Bool("metrics-require-login", false, "fe, standalone: /metrics takes HTTP basic auth like /api (open by default, as in Doris)")
+	auditLog := fs.String("audit-log", "", "fe, standalone: audit log, one line per statement, rotated at 100 MB (default <data-dir>/log/fe.audit.log; - for none)")
+	clusterToken := fs.String("cluster-token", "", "be: serve only callers presenting this cluster token (the FE's <data-dir>/cluster_token); default: the token kept in --data-dir, else the first caller's (the FE adding this backend)")
+	clusterTokenFile := fs.String("cluster-token-file", "", "be: read --cluster-token from this file")
+	bePprof := fs.Bool("pprof", false, "be: serve /debug/pprof on --http-port (a backend has no users to check; the FE's needs ADMIN_PRIV)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -75,7 +81,7 @@ func run(args []string) error {
 			beBase = 0 // embedded backends take any free port unless asked
 		}
 		srv, err := server.Start(server.Config{DataDir: *dataDir, Host: *host, MySQLPort: *mysqlPort, HTTPPort: *httpPort,
-			Backends: n, BEPort: beBase, Log: log})
+			Backends: n, BEPort: beBase, MetricsRequireLogin: *metricsLogin, Log: log, AuditLog: *auditLog})
 		if err != nil {
 			return err
 		}
@@ -83,13 +89,20 @@ func run(args []string) error {
 		<-stop
 		srv.Close()
 	case "be":
-		b, err := be.Start(*dataDir, net.JoinHostPort(*host, fmt.Sprint(*bePort)), log)
+		tok := *clusterToken
+		if *clusterTokenFile != "" {
+			var err error
+			if tok, err = rpc.ReadTokenFile(*clusterTokenFile); err != nil {
+				return err
+			}
+		}
+		b, err := be.StartToken(*dataDir, net.JoinHostPort(*host, fmt.Sprint(*bePort)), log, tok)
 		if err != nil {
 			return err
 		}
 		log.Info("dorisgo backend started", "addr", b.Addr(), "data-dir", *dataDir)
 		if flagSet(fs, "http-port") {
-			h, err := server.ServeBackendHTTP(b, net.JoinHostPort(*host, fmt.Sprint(*httpPort)), log)
+			h, err := server.ServeBackendHTTP(b, net.JoinHostPort(*host, fmt.Sprint(*httpPort)), *bePprof, log)
 			if err != nil {
 				b.Stop()
 				return err

@@ -50,14 +50,27 @@ type Backend struct {
 	// earlyStreams counts the streams waiting for their inbox now.
 	earlyStreams atomic.Int64
 	clients      map[string]*rpc.Client // peers this backend pushes exchange streams to
+	guard        *rpc.TokenGuard        // the cluster token, checked on every call and shown to peers
 
 	metrics *metrics
 }
 
-// Start opens the store in dir and serves on addr ("127.0.0.1:0" for any port).
+// Start opens the store in dir and serves on addr ("127.0.0.1:0" for any
+// port) to the cluster whose token is kept in dir or, if none is yet, to
+// the first caller presenting one (rpc.TokenGuard).
 func Start(dir, addr string, log *slog.Logger) (*Backend, error) {
+	return StartToken(dir, addr, log, "")
+}
+
+// StartToken is Start serving only callers presenting token ("" as Start).
+func StartToken(dir, addr string, log *slog.Logger, token string) (*Backend, error) {
 	st, err := storage.Open(dir, storage.Options{})
 	if err != nil {
+		return nil, err
+	}
+	guard, err := rpc.NewTokenGuard(dir, token)
+	if err != nil {
+		st.Close()
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -71,7 +84,8 @@ func Start(dir, addr string, log *slog.Logger) (*Backend, error) {
 	b := &Backend{store: st, ln: ln, start: time.Now(), log: log, queries: map[string]*queryState{},
 		ended: map[string]time.Time{}, regChanged: make(chan struct{}), clients: map[string]*rpc.Client{}}
 	b.metrics = newMetrics(b)
-	b.gs = grpc.NewServer(rpc.ServerOptions()...)
+	b.guard = guard
+	b.gs = grpc.NewServer(append(rpc.ServerOptions(), guard.ServerOptions()...)...)
 	flight.RegisterFlightServiceServer(b.gs, b)
 	go func() {
 		if err := b.gs.Serve(ln); err != nil && !errors.Is(err, grpc.ErrServerStopped) {

@@ -28,7 +28,7 @@ func TestEarlyStreamWaitsForReceiver(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Stop()
-	cl, err := rpc.Dial(b.Addr())
+	cl, err := rpc.Dial(b.Addr(), "early-test-token") // claims the backend
 	if err != nil {
 		t.Fatal(err)
 	}

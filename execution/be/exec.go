@@ -190,7 +190,7 @@ func (b *Backend) peer(addr string) (*rpc.Client, error) {
 	if c, ok := b.clients[addr]; ok {
 		return c, nil
 	}
-	c, err := rpc.Dial(addr)
+	c, err := rpc.Dial(addr, b.guard.Token())
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +222,8 @@ func (b *Backend) execFragment(body []byte, stream flight.FlightService_DoAction
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
 	in := &instance{b: b, req: &req, inboxes: map[fragment.NodeID]*op.Inbox{}}
-	in.env = &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: time.UnixMicro(req.NowMicro)},
+	// Sets: a long IN list becomes a hash set once per instance, not per batch.
+	in.env = &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: time.UnixMicro(req.NowMicro), Sets: &expr.InSets{}},
 		Tracker: op.NewMemTracker(req.MemLimit)}
 	if err := in.register(&cancel); err != nil {
 		in.unregister(&cancel)

@@ -27,7 +27,8 @@ import (
 // refuses or breaks the call is marked dead at once; one that does not
 // answer in time is asked once more and marked dead only if that times
 // out too (about 2 s), so a starved but live process (two loaded cores)
-// does not fail the queries it takes part in.
+// does not fail the queries it takes part in; while this process itself
+// runs late (lag.go), timeouts are forgiven for up to starvedGrace.
 const HeartbeatInterval = time.Second
 
 // heartbeatTimeout bounds one ping.
@@ -44,9 +45,18 @@ type Coordinator struct {
 	// BatchRows is the rows per batch scans produce; ≤ 0: the storage
 	// default (16K). Set it before running queries.
 	BatchRows int
+	// ClusterToken is presented on every call to a backend (rpc.TokenGuard);
+	// set it before Start.
+	ClusterToken string
 
 	mu      sync.Mutex
 	clients map[catalog.BackendID]*rpc.Client
+	// pings are the heartbeat's own connections, so a ping does not queue
+	// behind multi-megabyte plans and batches on the query connection.
+	pings map[catalog.BackendID]*rpc.Client
+	// lag tells whether this process itself ran late while a ping went
+	// unanswered: then the timeout says nothing about the backend.
+	lag lagMeter
 	// publishLocks serialize the commit and publication of loads per table
 	// so partition versions become visible in commit order; the rows are
 	// written before, concurrently.
@@ -66,7 +76,7 @@ func New(cat *catalog.Catalog, log *slog.Logger) *Coordinator {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Coordinator{cat: cat, log: log, clients: map[catalog.BackendID]*rpc.Client{},
+	return &Coordinator{cat: cat, log: log, clients: map[catalog.BackendID]*rpc.Client{}, pings: map[catalog.BackendID]*rpc.Client{},
 		publishLocks: map[catalog.TableID]chan struct{}{}, stop: make(chan struct{}), done: make(chan struct{})}
 }
 
@@ -95,10 +105,19 @@ func (c *Coordinator) Close() {
 	for _, cl := range c.clients {
 		cl.Close()
 	}
+	for _, cl := range c.pings {
+		cl.Close()
+	}
 }
 
 func (c *Coordinator) loop() {
 	defer close(c.done)
+	lagDone := make(chan struct{})
+	go func() {
+		defer close(lagDone)
+		c.lag.run(c.stop)
+	}()
+	defer func() { <-lagDone }()
 	t := time.NewTicker(HeartbeatInterval)
 	defer t.Stop()
 	for {
@@ -106,7 +125,7 @@ func (c *Coordinator) loop() {
 		case <-c.stop:
 			return
 		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), 2*heartbeatTimeout+time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), starvedGrace+2*heartbeatTimeout+time.Second)
 			c.Heartbeat(ctx)
 			cancel()
 			c.republish()
@@ -121,11 +140,15 @@ func (c *Coordinator) Heartbeat(ctx context.Context) {
 		wg.Add(1)
 		go func(b *catalog.Backend) {
 			defer wg.Done()
-			cl, err := c.Client(b.ID)
-			// A ping that only timed out is retried at once: a starved but
-			// live backend gets a second chance, a hung one is dead after
-			// two timeouts in a row.
-			for try := 0; err == nil && try < 2; try++ {
+			cl, err := c.pingClient(b.ID)
+			// A ping that only timed out is retried: once at once (a
+			// starved but live backend gets a second chance), then for up
+			// to starvedGrace while this process itself runs late, when a
+			// timeout says nothing about the backend. A hung backend next
+			// to a responsive FE is dead after two timeouts in a row.
+			first := time.Now()
+			for try := 0; err == nil; try++ {
+				start := time.Now()
 				hctx, cancel := context.WithTimeout(ctx, heartbeatTimeout)
 				var resp rpc.HeartbeatResp
 				err = cl.Do(hctx, rpc.ActHeartbeat, struct{}{}, &resp)
@@ -134,7 +157,7 @@ func (c *Coordinator) Heartbeat(ctx context.Context) {
 				if !slow {
 					break
 				}
-				if try == 0 {
+				if try == 0 || (c.lag.lateSince(start) && time.Since(first) < starvedGrace) {
 					err = nil
 				}
 			}
@@ -159,7 +182,7 @@ func (c *Coordinator) Client(id catalog.BackendID) (*rpc.Client, error) {
 	if !ok {
 		return nil, sqlerr.Doris.New(fmt.Sprintf("backend %d does not exist", id))
 	}
-	cl, err := rpc.Dial(fmt.Sprintf("%s:%d", b.Host, b.Port))
+	cl, err := rpc.Dial(fmt.Sprintf("%s:%d", b.Host, b.Port), c.ClusterToken)
 	if err != nil {
 		return nil, err
 	}
@@ -167,13 +190,36 @@ func (c *Coordinator) Client(id catalog.BackendID) (*rpc.Client, error) {
 	return cl, nil
 }
 
-// ForgetBackend closes the connection of a dropped backend.
+// pingClient is the heartbeat's connection to a backend.
+func (c *Coordinator) pingClient(id catalog.BackendID) (*rpc.Client, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cl, ok := c.pings[id]; ok {
+		return cl, nil
+	}
+	b, ok := c.cat.Backend(id)
+	if !ok {
+		return nil, sqlerr.Doris.New(fmt.Sprintf("backend %d does not exist", id))
+	}
+	cl, err := rpc.Dial(fmt.Sprintf("%s:%d", b.Host, b.Port), c.ClusterToken)
+	if err != nil {
+		return nil, err
+	}
+	c.pings[id] = cl
+	return cl, nil
+}
+
+// ForgetBackend closes the connections of a dropped backend.
 func (c *Coordinator) ForgetBackend(id catalog.BackendID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cl, ok := c.clients[id]; ok {
 		cl.Close()
 		delete(c.clients, id)
+	}
+	if cl, ok := c.pings[id]; ok {
+		cl.Close()
+		delete(c.pings, id)
 	}
 }
 
@@ -189,5 +235,5 @@ func (c *Coordinator) backendErr(id catalog.BackendID, err error) error {
 	if b, ok := c.cat.Backend(id); ok {
 		addr = fmt.Sprintf("%s:%d", b.Host, b.Port)
 	}
-	return sqlerr.Doris.New(fmt.Sprintf("backend %d (%s) failed: %v", id, addr, err))
+	return sqlerr.Doris.New(fmt.Sprintf("backend %d (%s): %s", id, addr, rpc.Cause(err)))
 }

@@ -59,6 +59,7 @@ func newCluster(t *testing.T, n int) *cluster {
 		c.ids = append(c.ids, rec.ID)
 	}
 	c.co = coord.New(cat, nil)
+	c.co.ClusterToken = "coord-test-token" // claims the backends on the first heartbeat
 	// Small batches, so that the exchange tests' data spans many of them
 	// (backpressure, mid-stream deaths) without big tables.
 	c.co.BatchRows = 4096
@@ -200,7 +201,7 @@ func (c *cluster) run(plan *fragment.Plan) ([]string, *coord.Profile) {
 
 func (c *cluster) start(ctx context.Context, plan *fragment.Plan) (*coord.Query, error) {
 	env := &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: time.Unix(0, 0)}}
-	o, err := c.co.Run(ctx, plan, env, 0)
+	o, err := c.co.Run(ctx, "", plan, env, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -46,9 +46,24 @@ func (c *Coordinator) Load(ctx context.Context, db string, t *catalog.Table, lab
 		return nil, err
 	}
 	l := &loader{c: c, t: t, txn: txn.ID, ctx: ctx, streams: map[catalog.BackendID]*rpc.Loader{}, touched: map[storage.TabletID]*catalog.Partition{}}
+	// A failure before the commit point aborts the transaction everywhere;
+	// after it the rows are durable and must stay (Recover publishes what
+	// publishing missed). A panic, in the source (the statement's
+	// operators) or here, aborts the same way on its way to the caller's
+	// recover, so the label is not left held by a transaction nobody runs.
+	defer func() {
+		if r := recover(); r != nil {
+			if !l.committed {
+				l.abort(fmt.Errorf("unexpected panic: %v", r))
+			}
+			panic(r)
+		}
+	}()
 	res, err := l.run(src)
 	if err != nil {
-		l.abort(err)
+		if !l.committed {
+			l.abort(err)
+		}
 		return nil, err
 	}
 	res.Label = txn.Label
@@ -72,6 +87,10 @@ func (c *Coordinator) lockTable(ctx context.Context, id catalog.TableID) (unlock
 	}
 }
 
+// publishTimeout bounds publishing a committed load; past it the client
+// hears "committed but not yet visible" and Recover's loop finishes it.
+const publishTimeout = 30 * time.Second
+
 type loader struct {
 	c       *Coordinator
 	t       *catalog.Table
@@ -81,11 +100,18 @@ type loader struct {
 	touched map[storage.TabletID]*catalog.Partition
 	rows    int64
 	rr      int // round-robin cursor for RANDOM distribution
+	// committed is set once the FE's catalog committed the transaction.
+	committed bool
 }
 
 func (l *loader) run(src Source) (*LoadResult, error) {
 	schema := types.ArrowSchema(tableColumns(l.t))
 	if err := src(func(rec arrow.Record) error { return l.route(rec, schema) }); err != nil {
+		return nil, err
+	}
+	// A source stopped by cancellation may return without an error (having
+	// yielded only part of its rows): a cancelled load never commits.
+	if err := l.ctx.Err(); err != nil {
 		return nil, err
 	}
 	// Prepare: every backend fsyncs its pending rowsets.
@@ -118,11 +144,19 @@ func (l *loader) run(src Source) (*LoadResult, error) {
 		return nil, err
 	}
 	defer unlock()
+	if err := l.ctx.Err(); err != nil {
+		return nil, err
+	}
 	// The commit point.
 	if _, err := l.c.cat.CommitTxn(l.txn, parts, rows, bytes); err != nil {
 		return nil, err
 	}
-	if err := l.c.publish(l.ctx, l.txn); err != nil {
+	l.committed = true
+	// Past the commit point cancelling helps nobody: the rows stay either
+	// way, so publishing finishes (bounded) to answer with visible rows.
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(l.ctx), publishTimeout)
+	defer cancel()
+	if err := l.c.publish(pctx, l.txn); err != nil {
 		// Committed: durable, and Recover's retry loop will make it visible.
 		return nil, sqlerr.Doris.New(fmt.Sprintf("load committed but not yet visible: %v", err))
 	}
@@ -147,6 +181,8 @@ func (l *loader) prepare() ([]rpc.PrepareResp, error) {
 	for be, s := range l.streams {
 		go func() {
 			var r result
+			defer func() { out <- r }() // after the recover: Load waits for every backend
+			defer l.c.recoverTo(&r.err, "preparing a load", "txn", l.txn, "backend", be)
 			cl, err := l.c.Client(be)
 			if cerr := s.Close(); cerr != nil {
 				r.err = l.c.backendErr(be, cerr)
@@ -155,7 +191,6 @@ func (l *loader) prepare() ([]rpc.PrepareResp, error) {
 			} else if err := cl.Do(l.ctx, rpc.ActPrepare, rpc.TxnReq{Txn: l.txn}, &r.resp); err != nil {
 				r.err = l.c.backendErr(be, err)
 			}
-			out <- r
 		}()
 	}
 	var resps []rpc.PrepareResp

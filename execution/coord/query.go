@@ -129,24 +129,30 @@ type query struct {
 	watchDone chan struct{}
 }
 
-// Run starts plan: every backend fragment's instances are started on their
-// backends, receivers before senders, and fragment 0 is built here over
-// exchanges that pull its input from the senders' outboxes. The returned
-// operator (a *Query) streams the result.
-func (c *Coordinator) Run(ctx context.Context, plan *fragment.Plan, env *op.Env, nowMicro int64) (op.Operator, error) {
+// Run starts plan as query queryID (NewQueryID's form; "" draws a new
+// one): every backend fragment's instances are started on their backends,
+// receivers before senders, and fragment 0 is built here over exchanges
+// that pull its input from the senders' outboxes. The returned operator (a
+// *Query) streams the result. The id names the query's instances on every
+// backend, so no two running queries may share it: the FE gives each
+// statement its own when it starts, so that the statement's log lines and
+// its backends' carry the same id.
+func (c *Coordinator) Run(ctx context.Context, queryID string, plan *fragment.Plan, env *op.Env, nowMicro int64) (op.Operator, error) {
 	plan = hoistRoot(plan)
 	fs, err := c.schedule(plan)
 	if err != nil {
 		return nil, err
 	}
-	q := &query{c: c, id: newQueryID(), plan: plan, now: nowMicro, env: env, backends: map[catalog.BackendID]bool{},
+	if queryID == "" {
+		queryID = NewQueryID()
+	}
+	q := &query{c: c, id: queryID, plan: plan, now: nowMicro, env: env, backends: map[catalog.BackendID]bool{},
 		inboxes: map[fragment.NodeID]*op.Inbox{}, allIn: make(chan struct{}), watchDone: make(chan struct{})}
 	if env.Tracker != nil {
 		q.memLimit = env.Tracker.Limit()
 	}
-	q.ctx, q.cancel = context.WithCancel(context.Background())
-	// KILL (the caller's ctx cancelled) cancels every instance at once.
-	q.stopCtx = context.AfterFunc(ctx, func() { q.fail(sqlerr.QueryInterrupted.New()) })
+	// The backends are known before anything can cancel the query (a KILL
+	// that came first cancels at once, reading them).
 	for _, s := range fs[1:] {
 		for _, in := range s.instances {
 			q.backends[in.backend] = true
@@ -156,22 +162,35 @@ func (c *Coordinator) Run(ctx context.Context, plan *fragment.Plan, env *op.Env,
 	if q.pending == 0 {
 		close(q.allIn)
 	}
+	q.ctx, q.cancel = context.WithCancel(context.Background())
+	// KILL (the caller's ctx cancelled) cancels every instance at once.
+	q.stopCtx = context.AfterFunc(ctx, func() {
+		defer q.recoverQuery("cancelling on KILL")
+		q.fail(sqlerr.QueryInterrupted.New())
+	})
+	// Whatever ends Run without a *Query, a panic building fragment 0
+	// included (it reaches the caller's recover), stops what was started.
+	started := false
+	defer func() {
+		if !started {
+			q.finish()
+		}
+	}()
 	go q.watch()
 	if err := q.startAll(fs); err != nil {
 		q.fail(err)
-		q.finish()
 		return nil, q.error()
 	}
 	src := &op.Sources{Exchange: func(n *fragment.Node) (op.Operator, error) { return q.receive(fs, n) }}
 	root, prof, err := op.BuildProfiled(env, plan.Fragments[0].Root, src)
 	if err != nil {
 		q.fail(err)
-		q.finish()
 		return nil, err
 	}
 	q.mu.Lock()
 	q.prof = prof
 	q.mu.Unlock()
+	started = true
 	return &Query{Operator: root, q: q}, nil
 }
 
@@ -209,6 +228,7 @@ func (q *query) startAll(fs []*fragSched) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer q.recoverQuery("starting an instance")
 			if err := q.start(st.be, st.req); err != nil {
 				select {
 				case errs <- err:
@@ -238,14 +258,17 @@ func (q *query) start(be catalog.BackendID, req *rpc.ExecFragmentReq) error {
 		return q.c.backendErr(be, err)
 	}
 	go func() {
-		rep, err := ex.Wait()
+		var rep *rpc.InstanceReport
+		defer func() { q.report(rep) }() // after the recover: every instance reports once
+		defer q.recoverQuery("waiting for an instance")
+		var err error
+		rep, err = ex.Wait()
 		if err != nil {
 			if !rpc.IsSecondary(err) {
 				err = q.c.backendErr(be, err)
 			}
 			q.fail(err)
 		}
-		q.report(rep)
 	}()
 	return nil
 }
@@ -306,6 +329,7 @@ func (q *query) receive(fs []*fragSched, n *fragment.Node) (op.Operator, error) 
 }
 
 func (q *query) pull(ib *op.Inbox, exchange fragment.NodeID, sender int, be catalog.BackendID) {
+	defer q.recoverQuery("pulling an exchange stream")
 	fail := func(err error) {
 		if !rpc.IsSecondary(err) {
 			err = q.c.backendErr(be, err)
@@ -353,6 +377,7 @@ func (q *query) fail(err error) {
 		}
 		if q.err == nil && q.grace == nil && !q.aborted {
 			q.grace = time.AfterFunc(secondaryGrace, func() {
+				defer q.recoverQuery("aborting after a secondary error")
 				q.mu.Lock()
 				defer q.mu.Unlock()
 				q.abortLocked()
@@ -396,6 +421,7 @@ func (q *query) abortLocked() {
 	q.c.bg.Add(1)
 	go func() {
 		defer q.c.bg.Done()
+		defer q.recoverQuery("cancelling on the backends")
 		q.cancelRemote()
 	}()
 }
@@ -418,6 +444,7 @@ func (q *query) cancelRemote() {
 		wg.Add(1)
 		go func(be catalog.BackendID) {
 			defer wg.Done()
+			defer q.recoverQuery("cancelling on a backend")
 			if cl, err := q.c.Client(be); err == nil {
 				_ = cl.Do(ctx, rpc.ActCancel, rpc.CancelReq{QueryID: q.id}, nil)
 			}
@@ -451,6 +478,7 @@ func (q *query) finish() {
 // watch fails the query when the heartbeat marks one of its backends dead
 // (a backend that hangs without closing its connections).
 func (q *query) watch() {
+	defer q.recoverQuery("watching the backends")
 	t := time.NewTicker(HeartbeatInterval / 4)
 	defer t.Stop()
 	for {
@@ -480,8 +508,9 @@ func (c *Coordinator) pickReplica(t fragment.TabletRef) (catalog.BackendID, erro
 	return 0, sqlerr.Doris.New(fmt.Sprintf("no alive replica for tablet %d (backends %v)", t.Tablet, t.Replicas))
 }
 
-// newQueryID returns a random id naming a query's instances on every backend.
-func newQueryID() string {
+// NewQueryID returns a random id (32 hex digits) naming a query's
+// instances on every backend.
+func NewQueryID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])

@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -44,10 +45,15 @@ type Client struct {
 	fc   flight.Client
 }
 
-// Dial connects to a backend at addr (host:port). gRPC connects lazily, so
-// a dead backend shows up as call errors, not a dial error.
-func Dial(addr string) (*Client, error) {
-	fc, err := flight.NewClientWithMiddleware(addr, nil, nil,
+// Dial connects to a backend at addr (host:port), presenting the cluster
+// token (token.go; "" sends none). gRPC connects lazily, so a dead backend
+// shows up as call errors, not a dial error.
+func Dial(addr, token string) (*Client, error) {
+	opts := []grpc.DialOption{}
+	if token != "" {
+		opts = append(opts, grpc.WithPerRPCCredentials(tokenCreds(token)))
+	}
+	fc, err := flight.NewClientWithMiddleware(addr, nil, nil, append(opts,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMsgSize), grpc.MaxCallSendMsgSize(MaxMsgSize)),
 		// Keepalive pings find a backend that stopped answering (hung,
@@ -56,7 +62,7 @@ func Dial(addr string) (*Client, error) {
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: KeepaliveTime, Timeout: KeepaliveTimeout, PermitWithoutStream: true}),
 		// Fixed windows (no BDP growth) keep what gRPC itself buffers per
 		// stream small next to the exchanges' byte budgets.
-		grpc.WithInitialWindowSize(StreamWindow), grpc.WithInitialConnWindowSize(ConnWindow))
+		grpc.WithInitialWindowSize(StreamWindow), grpc.WithInitialConnWindowSize(ConnWindow))...)
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +151,13 @@ func (l *Loader) send(ctx context.Context) {
 			if l.err == nil {
 				meta = strconv.AppendInt(meta[:0], int64(it.tablet), 10)
 				if err := l.w.WriteWithAppMetadata(it.rec, meta); err != nil {
+					if errors.Is(err, io.EOF) {
+						// The backend ended the stream: its status (a
+						// refusal, its error) comes with the next Recv.
+						if _, rerr := l.stream.Recv(); rerr != nil && rerr != io.EOF {
+							err = rerr
+						}
+					}
 					l.err = FromStatus(err)
 					close(l.failed)
 				}

@@ -50,4 +50,9 @@
 // Errors: ToStatus/FromStatus carry *sqlerr.Error through gRPC statuses.
 // IsSecondary recognises consequential errors (cancellations, a receiver
 // whose sender broke off: BrokenStream) so the FE reports the root cause.
+// Cause turns what is not a declared error (storage, gRPC transport) into
+// words for the client: "disk full", never a server path or gRPC's text.
+//
+// Trust: every call carries the cluster token (token.go), which a
+// backend's TokenGuard interceptors check before any handler runs.
 package rpc

@@ -23,6 +23,12 @@ func ToStatus(err error) error {
 		return err
 	}
 	e := sqlerr.As(err)
+	if !isSQL(err) && !IsSecondary(err) && !errors.Is(err, context.DeadlineExceeded) {
+		// Not an error declared for users (a storage or encoding failure):
+		// its text may hold paths and type names; send the condition.
+		// Cancellations keep their text, by which IsSecondary knows them.
+		e = sqlerr.Doris.New(Cause(err))
+	}
 	b, _ := json.Marshal(e)
 	return status.Error(codes.Unknown, "sqlerr:"+string(b))
 }

@@ -30,6 +30,9 @@ var binOps = map[string]string{
 
 // bindExpr binds a scalar expression in scope s.
 func (b *Binder) bindExpr(e sqlparser.Expr, s *scope) (expr.Expr, error) {
+	if err := b.tick(); err != nil {
+		return nil, err
+	}
 	switch n := e.(type) {
 	case *sqlparser.ParenExpr:
 		return b.bindExpr(n.Expr, s)

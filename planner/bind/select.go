@@ -34,6 +34,9 @@ func (b *Binder) BindSelect(stmt sqlparser.SelectStatement) (*Query, error) {
 }
 
 func (b *Binder) bindQuery(stmt sqlparser.SelectStatement, outer *scope) (*Query, error) {
+	if err := b.cancelled(); err != nil {
+		return nil, err
+	}
 	switch n := stmt.(type) {
 	case *sqlparser.Select:
 		if n.With != nil {

@@ -18,44 +18,49 @@ var setOpKinds = map[string]logical.SetOpKind{
 }
 
 // bindSetOp binds UNION [ALL|DISTINCT], INTERSECT and EXCEPT. Column types
-// are unified with MySQL's type aggregation; names come from the left side.
+// are unified with MySQL's type aggregation over every branch; names come
+// from the first branch.
 func (b *Binder) bindSetOp(n *sqlparser.SetOp, outer *scope) (*Query, error) {
 	kind, ok := setOpKinds[strings.ToLower(n.Type)]
 	if !ok {
 		return nil, sqlerr.NotSupportedYet.New(strings.ToUpper(n.Type))
 	}
-	l, err := b.bindQuery(n.Left, outer)
-	if err != nil {
-		return nil, err
+	var branches []*Query
+	for _, st := range setOpBranches(kind, n) {
+		q, err := b.bindQuery(st, outer)
+		if err != nil {
+			return nil, err
+		}
+		if len(branches) > 0 && len(q.Plan.Columns()) != len(branches[0].Plan.Columns()) {
+			return nil, sqlerr.WrongNumberOfColumnsInSelect.New()
+		}
+		branches = append(branches, q)
 	}
-	r, err := b.bindQuery(n.Right, outer)
-	if err != nil {
-		return nil, err
-	}
-	lc, rc := l.Plan.Columns(), r.Plan.Columns()
-	if len(lc) != len(rc) {
-		return nil, sqlerr.WrongNumberOfColumnsInSelect.New()
-	}
-	op := &logical.SetOp{Kind: kind}
-	outs := make([]Output, len(lc))
-	lcast := &logical.Project{Input: l.Plan}
-	rcast := &logical.Project{Input: r.Plan}
-	for i := range lc {
-		t := expr.AggregateType(lc[i].T, rc[i].T)
-		null := lc[i].Null || rc[i].Null
-		name := l.Outputs[i].Name
-		col := b.newCol("", name, t, null)
-		op.Cols = append(op.Cols, col)
-		outs[i] = Output{Name: name, Col: col}
-		for _, side := range []struct {
-			p *logical.Project
-			c logical.Column
-		}{{lcast, lc[i]}, {rcast, rc[i]}} {
-			side.p.Exprs = append(side.p.Exprs, expr.NewCast(side.c.Ref(), t))
-			side.p.Cols = append(side.p.Cols, b.newCol("", name, t, side.c.Null))
+	first := branches[0].Plan.Columns()
+	unified := make([]logical.Column, len(first))
+	copy(unified, first)
+	for _, q := range branches[1:] {
+		for i, c := range q.Plan.Columns() {
+			unified[i].T = expr.AggregateType(unified[i].T, c.T)
+			unified[i].Null = unified[i].Null || c.Null
 		}
 	}
-	op.Ins = []logical.Node{lcast, rcast}
+	op := &logical.SetOp{Kind: kind}
+	outs := make([]Output, len(first))
+	for i, t := range unified {
+		name := branches[0].Outputs[i].Name
+		col := b.newCol("", name, t.T, t.Null)
+		op.Cols = append(op.Cols, col)
+		outs[i] = Output{Name: name, Col: col}
+	}
+	for _, q := range branches {
+		cast := &logical.Project{Input: q.Plan}
+		for i, c := range q.Plan.Columns() {
+			cast.Exprs = append(cast.Exprs, expr.NewCast(c.Ref(), unified[i].T))
+			cast.Cols = append(cast.Cols, b.newCol("", outs[i].Name, unified[i].T, c.Null))
+		}
+		op.Ins = append(op.Ins, cast)
+	}
 	var plan logical.Node = op
 	if len(n.OrderBy) > 0 {
 		var keys []logical.SortKey
@@ -98,4 +103,40 @@ func (b *Binder) bindSetOp(n *sqlparser.SetOp, outer *scope) (*Query, error) {
 		plan = &logical.Limit{Input: plan, Offset: off, Count: cnt}
 	}
 	return &Query{Plan: plan, Outputs: outs}, nil
+}
+
+// setOpBranches lists the branches of n that combine as one n-ary set
+// operation of its kind: a chain of 10,000 UNION ALLs is one SetOp with
+// 10,000 inputs, where nesting them passed each row of the first branch up
+// through every level above it (quadratic). A nested operation joins in
+// when it has no ORDER BY, LIMIT, WITH or INTO of its own and is of the same
+// kind, or is a UNION ALL under a UNION (which removes duplicates anyway).
+// INTERSECT and EXCEPT keep their two sides.
+func setOpBranches(kind logical.SetOpKind, n *sqlparser.SetOp) []sqlparser.SelectStatement {
+	if kind != logical.UnionAll && kind != logical.UnionDistinct {
+		return []sqlparser.SelectStatement{n.Left, n.Right}
+	}
+	var out []sqlparser.SelectStatement
+	var add func(st sqlparser.SelectStatement)
+	add = func(st sqlparser.SelectStatement) {
+		inner := st
+		for {
+			p, ok := inner.(*sqlparser.ParenSelect)
+			if !ok {
+				break
+			}
+			inner = p.Select
+		}
+		if c, ok := inner.(*sqlparser.SetOp); ok && len(c.OrderBy) == 0 && c.Limit == nil && c.With == nil && c.Into == nil {
+			if k, known := setOpKinds[strings.ToLower(c.Type)]; known && (k == kind || (kind == logical.UnionDistinct && k == logical.UnionAll)) {
+				add(c.Left)
+				add(c.Right)
+				return
+			}
+		}
+		out = append(out, st)
+	}
+	add(n.Left)
+	add(n.Right)
+	return out
 }

@@ -11,9 +11,85 @@ import (
 func factorOr(conds []expr.Expr) []expr.Expr {
 	var out []expr.Expr
 	for _, c := range conds {
-		out = append(out, factorOne(c)...)
+		for _, f := range factorOne(c) {
+			out = append(out, orToIn(f))
+		}
 	}
 	return out
+}
+
+// orToInMin is the fewest equalities with one expression that orToIn turns
+// into an IN list: short disjunctions stay as written (and as EXPLAIN
+// shows them).
+const orToInMin = 16
+
+// orToIn rewrites the branches x = c1 OR x = c2 OR … (x a column, c
+// constants) of a disjunction as x IN (c1, c2, …), as Doris's OrToIn does: the same
+// three-valued answer, evaluated with one set lookup per row instead of a
+// comparison per branch (a WHERE of 10,000 such branches).
+func orToIn(c expr.Expr) expr.Expr {
+	branches := split(c, "or")
+	if len(branches) < orToInMin {
+		return c
+	}
+	type group struct {
+		probe  expr.Expr
+		consts []expr.Expr
+		at     int // the branch the IN replaces
+	}
+	var groups []*group
+	byProbe := map[string]*group{}
+	member := make([]*group, len(branches))
+	for i, b := range branches {
+		call, ok := b.(*expr.Call)
+		if !ok || call.Fn != "eq" || len(call.Args) != 2 {
+			continue
+		}
+		probe, k := call.Args[0], call.Args[1]
+		if _, isConst := probe.(*expr.Const); isConst {
+			probe, k = k, probe
+		}
+		if _, isConst := k.(*expr.Const); !isConst || !isColumn(probe) {
+			continue
+		}
+		key := probe.String()
+		g := byProbe[key]
+		if g == nil {
+			g = &group{probe: probe, at: i}
+			byProbe[key] = g
+			groups = append(groups, g)
+		}
+		g.consts = append(g.consts, k)
+		member[i] = g
+	}
+	changed := false
+	ins := map[*group]expr.Expr{}
+	for _, g := range groups {
+		if len(g.consts) < orToInMin {
+			continue
+		}
+		in, err := expr.NewCall("in", append([]expr.Expr{g.probe}, g.consts...)...)
+		if err != nil {
+			continue
+		}
+		ins[g] = in
+		changed = true
+	}
+	if !changed {
+		return c
+	}
+	var out []expr.Expr
+	for i, b := range branches {
+		g := member[i]
+		in, grouped := ins[g]
+		switch {
+		case g == nil || !grouped:
+			out = append(out, b)
+		case g.at == i:
+			out = append(out, in)
+		}
+	}
+	return join(out, "or")
 }
 
 func factorOne(c expr.Expr) []expr.Expr {
@@ -87,11 +163,38 @@ func impliedFor(c expr.Expr, cols []Column) expr.Expr {
 	return join(parts, "or")
 }
 
-func split(e expr.Expr, fn string) []expr.Expr {
-	if c, ok := e.(*expr.Call); ok && c.Fn == fn && len(c.Args) == 2 {
-		return append(split(c.Args[0], fn), split(c.Args[1], fn)...)
+// isColumn: e is a column, maybe under casts (as the binder compares an
+// INT column with a BIGINT literal). Anything else may not be evaluated
+// once for many branches (rand()).
+func isColumn(e expr.Expr) bool {
+	for {
+		switch x := e.(type) {
+		case *expr.ColRef:
+			return true
+		case *expr.Cast:
+			e = x.Arg
+		default:
+			return false
+		}
 	}
-	return []expr.Expr{e}
+}
+
+// split lists the operands of a chain of fn (and, or), left to right. It
+// walks with a stack of its own: a WHERE of 10,000 ORs is that deep, and
+// concatenating the halves' lists at every level was quadratic.
+func split(e expr.Expr, fn string) []expr.Expr {
+	var out []expr.Expr
+	stack := []expr.Expr{e}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if c, ok := x.(*expr.Call); ok && c.Fn == fn && len(c.Args) == 2 {
+			stack = append(stack, c.Args[1], c.Args[0])
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
 }
 
 func join(es []expr.Expr, fn string) expr.Expr {

@@ -166,15 +166,27 @@ type Apply struct {
 
 // Columns implementations.
 
-func (n *Join) Columns() []Column {
-	var out []Column
+func (n *Join) Columns() []Column { return n.appendColumns(nil) }
+
+// appendColumns appends the join's output columns to out, descending into
+// joins below itself: a chain of k joins costs one pass over its columns,
+// where a Columns call at every level would copy each level's columns
+// again (quadratic in k, cubic when every level asks for its columns).
+func (n *Join) appendColumns(out []Column) []Column {
 	if n.Type.KeepsLeft() {
-		out = append(out, n.Left.Columns()...)
+		out = appendColumns(out, n.Left)
 	}
 	if n.Type.KeepsRight() {
-		out = append(out, n.Right.Columns()...)
+		out = appendColumns(out, n.Right)
 	}
 	return out
+}
+
+func appendColumns(out []Column, n Node) []Column {
+	if j, ok := n.(*Join); ok {
+		return j.appendColumns(out)
+	}
+	return append(out, n.Columns()...)
 }
 
 func (n *Aggregate) Columns() []Column {

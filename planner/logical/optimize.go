@@ -389,6 +389,15 @@ func collectUsed(n Node, used map[ColumnID]bool) { collectUsedBut(n, used, nil) 
 // collectUsedBut is collectUsed not counting skip's own conjuncts (a Filter's
 // or a Scan's).
 func collectUsedBut(n Node, used map[ColumnID]bool, skip Node) {
+	nodeUses(n, used, skip)
+	for _, in := range n.Inputs() {
+		collectUsedBut(in, used, skip)
+	}
+}
+
+// nodeUses records the column ids n's own expressions read (collectUsedBut
+// without the inputs).
+func nodeUses(n Node, used map[ColumnID]bool, skip Node) {
 	add := func(es ...expr.Expr) {
 		for _, e := range es {
 			expr.Walk(e, func(x expr.Expr) bool {
@@ -454,9 +463,6 @@ func collectUsedBut(n Node, used map[ColumnID]bool, skip Node) {
 		for _, c := range x.Cols {
 			used[c.ID] = true
 		}
-	}
-	for _, in := range n.Inputs() {
-		collectUsedBut(in, used, skip)
 	}
 }
 

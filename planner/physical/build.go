@@ -73,6 +73,9 @@ func (d *distPlanner) newCol(name string, t types.T, null bool) logical.Column {
 
 // build turns a logical subtree into physical operators with statistics.
 func (d *distPlanner) build(n logical.Node) (*pnode, error) {
+	if err := d.ctx.cancelled(); err != nil {
+		return nil, err
+	}
 	switch x := n.(type) {
 	case *logical.Scan:
 		return d.buildScan(x, nil)

@@ -1,6 +1,7 @@
 package physical
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
@@ -41,6 +42,18 @@ type Context struct {
 	Spark []parser.SparkHint
 	// Cores sizes parallel_pipeline_task_num = 0 (cores/2); 0: this machine's.
 	Cores int
+	// Ctx is the statement's (query_timeout, KILL, the client hanging up):
+	// planning stops with its error once it is done. Nil: never.
+	Ctx context.Context
+}
+
+// cancelled is the statement context's error; the planner asks at every
+// plan node it builds and emits.
+func (c *Context) cancelled() error {
+	if c.Ctx == nil {
+		return nil
+	}
+	return c.Ctx.Err()
 }
 
 // Set assigns one variable by its session name (values as SET stores them);

@@ -39,6 +39,10 @@ func PlanDistributed(ctx *Context, root logical.Node, out []types.Column) (*Dist
 	if !ctx.Vars.DisableJoinReorder {
 		root = d.reorder(root)
 	}
+	root = logical.PruneJoinOutputs(root)
+	if err := ctx.cancelled(); err != nil {
+		return nil, err
+	}
 	n, err := d.build(root)
 	if err != nil {
 		return nil, err
@@ -63,11 +67,17 @@ func PlanDistributed(ctx *Context, root logical.Node, out []types.Column) (*Dist
 	return &Distributed{Plan: plan, d: d, frags: frags, root: n}, nil
 }
 
-// maxColumnID is the largest column id in the plan.
+// maxColumnID is the largest column id in the plan. Joins, filters,
+// limits and sorts output their inputs' columns: asking them would copy
+// every column of a join chain at each of its levels.
 func maxColumnID(n logical.Node) logical.ColumnID {
 	m := logical.ColumnID(0)
-	for _, c := range n.Columns() {
-		m = max(m, c.ID)
+	switch n.(type) {
+	case *logical.Join, *logical.Filter, *logical.Limit, *logical.Sort:
+	default:
+		for _, c := range n.Columns() {
+			m = max(m, c.ID)
+		}
 	}
 	for _, in := range n.Inputs() {
 		m = max(m, maxColumnID(in))

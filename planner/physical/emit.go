@@ -117,6 +117,9 @@ func (p *planner) localExchange(dec localDecision, cols []logical.Column) (fragm
 }
 
 func (d *distPlanner) emitNode(p *planner, n *pnode) (*fragment.Node, error) {
+	if err := d.ctx.cancelled(); err != nil {
+		return nil, err
+	}
 	if n.op == opExchange {
 		x := p.node(fragment.KindExchange, logical.TypedColumns(n.cols), nil, func(f *fragment.Node) {
 			f.Exchange = &fragment.ExchangeSpec{From: n.child().frag.id, Merge: n.exch.merge}

@@ -107,7 +107,7 @@ func runGolden(t *testing.T, path string) {
 }
 
 // newEnv opens a catalog in a temporary directory with database shop.
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	meta, err := storage.OpenMeta(t.TempDir(), storage.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package physical
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/dorisgo/dorisgo/planner/logical"
@@ -119,19 +120,23 @@ func rebuildWritten(n logical.Node, rels []logical.Node) logical.Node {
 }
 
 // reorderRun computes the §2.6 order; changed is false when it is the
-// written one.
+// written one. Each conjunct is indexed by the relations it reads once, so
+// a run of n relations costs about n times its conjuncts per relation, not
+// a pass over every placed column per candidate (a 1,000-table chain).
 func (d *distPlanner) reorderRun(rels []logical.Node, conds []expr.Expr) (logical.Node, bool) {
 	rows := make([]int64, len(rels))
 	for i, r := range rels {
 		rows[i] = d.estimateRows(r)
 	}
-	order := joinOrder(rows, func(placed []int, cand int) bool {
-		var pc []logical.Column
-		for _, p := range placed {
-			pc = append(pc, rels[p].Columns()...)
+	infos, byRel := runConds(rels, conds)
+	placed := make([]bool, len(rels))
+	nPlaced := 0
+	order := joinOrder(rows, func(order []int, cand int) bool {
+		for ; nPlaced < len(order); nPlaced++ {
+			placed[order[nPlaced]] = true
 		}
-		for _, c := range conds {
-			if eq, _ := logical.SplitConds([]expr.Expr{c}, pc, rels[cand].Columns()); len(eq) > 0 {
+		for _, ci := range byRel[cand] {
+			if infos[ci].equiSide(placed, cand) != 0 {
 				return true
 			}
 		}
@@ -144,26 +149,136 @@ func (d *distPlanner) reorderRun(rels []logical.Node, conds []expr.Expr) (logica
 	if !changed {
 		return nil, false
 	}
-	used := make([]bool, len(conds))
+	// A conjunct goes to the first join that has every relation it reads:
+	// join i (1-based) adds order[i]. One reading a column outside the run
+	// goes to the run's top join.
+	pos := make([]int, len(rels))
+	for i, o := range order {
+		pos[o] = i
+	}
+	at := make([][]int, len(rels))
+	for ci, in := range infos {
+		p := 1
+		if in.foreign {
+			p = len(rels) - 1
+		}
+		for _, r := range in.rels {
+			p = max(p, pos[r])
+		}
+		at[p] = append(at[p], ci)
+	}
+	clear(placed)
+	placed[order[0]] = true
 	var cur logical.Node = rels[order[0]]
-	for _, o := range order[1:] {
-		r := rels[o]
-		all := append(append([]logical.Column{}, cur.Columns()...), r.Columns()...)
-		var here []expr.Expr
-		for i, c := range conds {
-			if !used[i] && logical.RefsIn(c, all) {
-				used[i] = true
-				here = append(here, c)
+	for i, o := range order[1:] {
+		var eq []logical.EquiCond
+		var other []expr.Expr
+		for _, ci := range at[i+1] {
+			in := &infos[ci]
+			switch in.equiSide(placed, o) {
+			case 1:
+				eq = append(eq, logical.EquiCond{L: in.call.Args[0], R: in.call.Args[1], NullSafe: in.nullSafe})
+			case 2:
+				eq = append(eq, logical.EquiCond{L: in.call.Args[1], R: in.call.Args[0], NullSafe: in.nullSafe})
+			default:
+				other = append(other, conds[ci])
 			}
 		}
-		eq, other := logical.SplitConds(here, cur.Columns(), r.Columns())
 		typ := logical.InnerJoin
-		if len(here) == 0 {
+		if len(at[i+1]) == 0 {
 			typ = logical.CrossJoin
 		}
-		cur = &logical.Join{Type: typ, Left: cur, Right: r, Equi: eq, Other: other}
+		cur = &logical.Join{Type: typ, Left: cur, Right: rels[o], Equi: eq, Other: other}
+		placed[o] = true
 	}
 	return cur, true
+}
+
+// condInfo is what reordering needs of one conjunct of a run: the
+// relations it reads and, for l = r (or <=>) with columns on both sides,
+// the relations of each side.
+type condInfo struct {
+	rels     []int
+	foreign  bool       // reads a column of no relation of the run
+	call     *expr.Call // set for an equality between column-reading sides
+	nullSafe bool
+	sides    [2][]int
+}
+
+// equiSide is 1 when the conjunct is an equi condition between placed
+// relations (its left argument) and cand (its right), 2 when the other way
+// round, 0 otherwise: the test logical.SplitConds makes, on relations.
+func (c *condInfo) equiSide(placed []bool, cand int) int {
+	if c.call == nil {
+		return 0
+	}
+	in := func(side []int, want func(int) bool) bool {
+		for _, r := range side {
+			if !want(r) {
+				return false
+			}
+		}
+		return true
+	}
+	isPlaced := func(r int) bool { return placed[r] && r != cand }
+	isCand := func(r int) bool { return r == cand }
+	switch {
+	case in(c.sides[0], isPlaced) && in(c.sides[1], isCand):
+		return 1
+	case in(c.sides[0], isCand) && in(c.sides[1], isPlaced):
+		return 2
+	}
+	return 0
+}
+
+// runConds indexes a run's conjuncts by relation: byRel[i] lists the
+// equality conjuncts with relation i on one side.
+func runConds(rels []logical.Node, conds []expr.Expr) ([]condInfo, [][]int) {
+	relOf := map[int]int{}
+	for i, r := range rels {
+		for _, c := range r.Columns() {
+			relOf[int(c.ID)] = i
+		}
+	}
+	// readRels returns the sorted relations e reads, whether it reads one
+	// outside the run, and whether it reads a column at all.
+	readRels := func(e expr.Expr) (out []int, foreign, any bool) {
+		expr.Walk(e, func(x expr.Expr) bool {
+			if r, ok := x.(*expr.ColRef); ok {
+				any = true
+				if i, ok := relOf[r.Index]; ok {
+					if !slices.Contains(out, i) {
+						out = append(out, i)
+					}
+				} else {
+					foreign = true
+				}
+			}
+			return true
+		})
+		slices.Sort(out)
+		return out, foreign, any
+	}
+	infos := make([]condInfo, len(conds))
+	byRel := make([][]int, len(rels))
+	for ci, c := range conds {
+		in := &infos[ci]
+		in.rels, in.foreign, _ = readRels(c)
+		call, ok := c.(*expr.Call)
+		if in.foreign || !ok || (call.Fn != "eq" && call.Fn != "null_safe_eq") || len(call.Args) != 2 {
+			continue
+		}
+		a, _, aRefs := readRels(call.Args[0])
+		z, _, zRefs := readRels(call.Args[1])
+		if !aRefs || !zRefs {
+			continue
+		}
+		in.call, in.nullSafe, in.sides = call, call.Fn == "null_safe_eq", [2][]int{a, z}
+		for _, r := range in.rels {
+			byRel[r] = append(byRel[r], ci)
+		}
+	}
+	return infos, byRel
 }
 
 // joinOrder is §2.6 over row estimates: the most rows first (the earliest

@@ -250,6 +250,14 @@ func (ev *evaluator) eval(e expr.Expr) (vec, error) {
 	case *expr.Case:
 		return ev.evalCase(x)
 	case *expr.Call:
+		if setIn(x) {
+			if v, ok, err := ev.evalInSet(x); ok {
+				return v, err
+			}
+		}
+		if x.Fn == "and" || x.Fn == "or" {
+			return ev.evalChain(x)
+		}
 		k, ok := kernels[x.Fn]
 		if !ok {
 			return vec{}, sqlerr.SPDoesNotExist.New(x.Fn)

@@ -28,6 +28,9 @@ type Context struct {
 	// Params are the values of the enclosing rows of correlated
 	// subqueries, by parameter number.
 	Params map[int]types.Datum
+	// Sets keeps the value sets of long IN lists of constants once per
+	// query (nil: evaluation builds them per batch).
+	Sets *InSets
 }
 
 // ColRef reads column Index of the input record.

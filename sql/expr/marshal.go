@@ -2,6 +2,7 @@ package expr
 
 import (
 	"encoding/json"
+	"math"
 
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
@@ -26,6 +27,106 @@ type node struct {
 	// Operand and Else of a CASE: index+1, 0 for none.
 	Operand int `json:"op,omitempty"`
 	Else    int `json:"el,omitempty"`
+	// Consts (a call) are its trailing arguments, constants of one type,
+	// after those in Args (packRun).
+	Consts *constRun `json:"cs,omitempty"`
+}
+
+// constRun is a run of constants of type T as one list of their values,
+// in the one Datum field that holds them: an IN list of 100,000 constants
+// decoded in 290 ms as 100,000 nodes.
+type constRun struct {
+	T types.T `json:"t"`
+	// Lit: each item is a VARCHAR of its own length, as string literals
+	// are, and T is the first one's type.
+	Lit bool      `json:"lit,omitempty"`
+	I   []int64   `json:"i,omitempty"`
+	F   []float64 `json:"f,omitempty"`
+	S   []string  `json:"s,omitempty"`
+	D   []string  `json:"d,omitempty"` // decimals and LARGEINT, as unscaled integers
+}
+
+// packRunMin is the shortest run of constant arguments packed into one
+// constRun.
+const packRunMin = 8
+
+// packRun packs args when every one is a non-NULL constant of one type (or
+// every one a string literal, VARCHAR of its own length) whose value lies
+// in a single Datum field; nil otherwise.
+func packRun(args []Expr) *constRun {
+	if len(args) < packRunMin {
+		return nil
+	}
+	vals := make([]types.Datum, len(args))
+	lit := true
+	for i, a := range args {
+		c, ok := a.(*Const)
+		if !ok || c.Val.Null {
+			return nil
+		}
+		vals[i] = c.Val
+		lit = lit && c.Val.T == types.VarcharT(len(c.Val.S))
+	}
+	t := vals[0].T
+	only := [4]bool{true, true, true, true} // I, F, S, Dec alone hold the value
+	for _, d := range vals {
+		if lit {
+			d.T = t
+		} else if d.T != t {
+			return nil
+		}
+		only[0] = only[0] && d == types.Datum{T: t, I: d.I}
+		only[1] = only[1] && d == types.Datum{T: t, F: d.F} && !math.IsInf(d.F, 0) && !math.IsNaN(d.F)
+		only[2] = only[2] && d == types.Datum{T: t, S: d.S}
+		only[3] = only[3] && d == types.Datum{T: t, Dec: d.Dec}
+	}
+	r := &constRun{T: t, Lit: lit}
+	for _, d := range vals {
+		switch {
+		case lit && only[2]:
+			r.S = append(r.S, d.S)
+		case lit:
+			return nil
+		case only[0]:
+			r.I = append(r.I, d.I)
+		case only[1]:
+			r.F = append(r.F, d.F)
+		case only[2]:
+			r.S = append(r.S, d.S)
+		case only[3]:
+			d.Prepare()
+			r.D = append(r.D, d.DecS)
+		default:
+			return nil
+		}
+	}
+	return r
+}
+
+// unpack returns the run's constants, as decoding a "const" node makes them.
+func (r *constRun) unpack() []Expr {
+	n := max(len(r.I), len(r.F), len(r.S), len(r.D))
+	out := make([]Expr, n)
+	for i := range n {
+		d := types.Datum{T: r.T}
+		switch {
+		case r.I != nil:
+			d.I = r.I[i]
+		case r.F != nil:
+			d.F = r.F[i]
+		case r.S != nil:
+			d.S = r.S[i]
+			if r.Lit {
+				d.T = types.VarcharT(len(d.S))
+			}
+		default:
+			d.DecS = r.D[i]
+			d.Restore()
+			d.DecS = ""
+		}
+		out[i] = &Const{Val: d}
+	}
+	return out
 }
 
 // Marshal encodes e as JSON: its nodes in post-order, the root last.
@@ -77,7 +178,13 @@ func flatten(e Expr, out *[]node) (int, error) {
 		n = node{K: "param", Index: x.Index, T: typ(x.T)}
 	case *Call:
 		n = node{K: "call", Fn: x.Fn, T: typ(x.T), Null: x.Null}
-		for _, a := range x.Args {
+		args := x.Args
+		if len(args) > packRunMin {
+			if r := packRun(args[1:]); r != nil {
+				n.Consts, args = r, args[:1]
+			}
+		}
+		for _, a := range args {
 			i, err := flatten(a, out)
 			if err != nil {
 				return 0, err
@@ -156,6 +263,9 @@ func fromNode(n *node, done []Expr) (Expr, error) {
 	case "param":
 		return &Param{Index: n.Index, T: t}, nil
 	case "call":
+		if n.Consts != nil {
+			args = append(args, n.Consts.unpack()...)
+		}
 		return &Call{Fn: n.Fn, Args: args, T: t, Null: n.Null}, nil
 	case "cast":
 		if len(args) != 1 {

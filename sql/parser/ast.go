@@ -160,10 +160,12 @@ type Explain struct {
 	Stmt Statement // usually *Vitess
 }
 
-// CreateUser is CREATE USER [IF NOT EXISTS] 'u'[@'h'] [IDENTIFIED BY 'pw'].
+// CreateUser is CREATE USER [IF NOT EXISTS] 'u'[@'h'] [IDENTIFIED BY 'pw']
+// [DEFAULT ROLE 'r'].
 type CreateUser struct {
 	IfNotExists          bool
 	User, Host, Password string // Host defaults to "%"
+	Role                 string // DEFAULT ROLE ("" if none)
 }
 
 // DropUser is DROP USER [IF EXISTS] 'u'[@'h'].
@@ -178,6 +180,58 @@ type SetPassword struct {
 	Password   string
 }
 
+// UserIdent is 'user'@'host'; Host is "%" when omitted.
+type UserIdent struct{ User, Host string }
+
+// GrantPrivs is GRANT privs ON target TO user | ROLE 'r', or with Revoke
+// REVOKE privs ON target FROM user | ROLE 'r'. Privs are as written,
+// upper-cased (ALL PRIVILEGES is "ALL"); DB and Table are "*" for *.* and
+// db.* (Doris's three-part internal.db.tbl is read as db.tbl).
+type GrantPrivs struct {
+	Revoke    bool
+	Privs     []string
+	DB, Table string
+	User      UserIdent // when Role == ""
+	Role      string
+	// Unsupported names a Doris form parsed but not available here
+	// (column privileges, ON RESOURCE, another catalog); the statement
+	// fails with 1235.
+	Unsupported string
+}
+
+// GrantRoles is GRANT 'r1', ... TO user, or with Revoke REVOKE ... FROM user.
+type GrantRoles struct {
+	Revoke bool
+	Roles  []string
+	User   UserIdent
+}
+
+// CreateRole is CREATE ROLE [IF NOT EXISTS] 'r' [COMMENT 'c'].
+type CreateRole struct {
+	IfNotExists   bool
+	Name, Comment string
+}
+
+// DropRole is DROP ROLE [IF EXISTS] 'r'.
+type DropRole struct {
+	IfExists bool
+	Name     string
+}
+
+// ShowGrants is SHOW GRANTS [FOR user] (User nil: the current user) or
+// SHOW ALL GRANTS.
+type ShowGrants struct {
+	All  bool
+	User *UserIdent
+}
+
+// ShowRoles is SHOW ROLES.
+type ShowRoles struct{}
+
+// Admin is any Doris ADMIN statement (ADMIN SET FRONTEND CONFIG, ADMIN
+// CHECK TABLET, ...), kept as text: each needs ADMIN_PRIV.
+type Admin struct{ Text string }
+
 func (*Vitess) statement()          {}
 func (*CreateTable) statement()     {}
 func (*AlterTableSet) statement()   {}
@@ -191,3 +245,10 @@ func (*Explain) statement()         {}
 func (*CreateUser) statement()      {}
 func (*DropUser) statement()        {}
 func (*SetPassword) statement()     {}
+func (*GrantPrivs) statement()      {}
+func (*GrantRoles) statement()      {}
+func (*CreateRole) statement()      {}
+func (*DropRole) statement()        {}
+func (*ShowGrants) statement()      {}
+func (*ShowRoles) statement()       {}
+func (*Admin) statement()           {}

@@ -10,14 +10,18 @@
 //     USE, ...), with the Doris join hints (`JOIN [shuffle] t`,
 //     `JOIN /*+ broadcast */ t`), SET_VAR and Spark hints removed from the
 //     text before vitess sees it and returned in Hints, join hints keyed by
-//     the *sqlparser.JoinTableExpr they belong to. GROUP BY ... WITH ROLLUP,
+//     the *sqlparser.JoinTableExpr they belong to. Doris's LEFT|RIGHT
+//     SEMI|ANTI JOIN reach vitess with SEMI/ANTI blanked, as LEFT or RIGHT
+//     JOIN, and come back with JoinTableExpr.Join set to LeftSemiJoinStr
+//     and friends (semijoin.go). GROUP BY ... WITH ROLLUP,
 //     CUBE(...) and GROUPING SETS (...) reach vitess rewritten as the calls
 //     ROLLUP(...), `CUBE`(...) and GROUPING_SETS(...) (rollup.go).
 //   - Doris statements parsed by hand (vitess cannot): CREATE TABLE with
 //     keys/partitions/DISTRIBUTED BY/PROPERTIES, ALTER TABLE ... SET (...),
 //     ALTER SYSTEM ... BACKEND, SHOW BACKENDS/TABLETS/PARTITIONS/PROC/CREATE
-//     TABLE, EXPLAIN [VERBOSE|ANALYZE|(TYPE DISTRIBUTED)], CREATE/DROP USER
-//     and SET PASSWORD.
+//     TABLE, EXPLAIN [VERBOSE|ANALYZE|(TYPE DISTRIBUTED)], CREATE/DROP USER,
+//     SET PASSWORD, GRANT/REVOKE of privileges and roles, CREATE/DROP ROLE,
+//     SHOW [ALL] GRANTS, SHOW ROLES (grant.go) and ADMIN ... (kept as text).
 //
 // Hints are blanked (overwritten with spaces), never cut out, so every
 // offset vitess reports is an offset into the user's text and syntax errors

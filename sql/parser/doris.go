@@ -23,7 +23,7 @@ func (c *cursor) userSpec() (user, host string) {
 	return user, host
 }
 
-// createUser: CREATE USER [IF NOT EXISTS] user [IDENTIFIED [WITH plugin] BY [PASSWORD] 'pw'].
+// createUser: CREATE USER [IF NOT EXISTS] user [IDENTIFIED [WITH plugin] BY [PASSWORD] 'pw'] [DEFAULT ROLE 'r'].
 func (c *cursor) createUser() (Statement, error) {
 	c.i = 2
 	st := &CreateUser{}
@@ -40,6 +40,10 @@ func (c *cursor) createUser() (Statement, error) {
 		c.expect("BY")
 		c.accept("PASSWORD")
 		st.Password = c.str()
+	}
+	if c.accept("DEFAULT") {
+		c.expect("ROLE")
+		st.Role = c.name()
 	}
 	return st, c.end()
 }

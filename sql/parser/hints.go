@@ -87,6 +87,9 @@ type hintScan struct {
 	byJoin  map[int]JoinHint
 	nJoins  int
 	anyName string // the first join hint's name, for a mismatch error
+	// semi are the LEFT|RIGHT SEMI|ANTI joins by JOIN ordinal (semijoin.go).
+	semi map[int]semiJoin
+	text string // the statement as written, for syntax errors
 }
 
 // selectOptions may sit between SELECT and a STRAIGHT_JOIN that is a select
@@ -116,17 +119,28 @@ func extractHints(text string, toks []token, blank [][2]int) (string, *hintScan,
 		wipe(r[0], r[1])
 		skipTo = max(skipTo, r[1])
 	}
-	hs := &hintScan{Hints: &Hints{}, byJoin: map[int]JoinHint{}}
+	hs := &hintScan{Hints: &Hints{}, byJoin: map[int]JoinHint{}, semi: map[int]semiJoin{}, text: text}
 	prev := ""
+	var pendingSemi *semiJoin // a SEMI/ANTI word waiting for its JOIN
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if t.pos < skipTo || t.kind == tkEOF {
+			continue
+		}
+		if kind, ok := semiWord(toks, i, prev); ok {
+			pendingSemi = &semiJoin{join: kind, pos: t.pos}
+			wipe(t.pos, t.end)
+			prev = t.upper()
 			continue
 		}
 		switch {
 		case t.is("JOIN") || (t.is("STRAIGHT_JOIN") && !selectOptions[prev]):
 			ord := hs.nJoins
 			hs.nJoins++
+			if pendingSemi != nil {
+				hs.semi[ord] = *pendingSemi
+				pendingSemi = nil
+			}
 			j := i + 1
 			for ; j < len(toks); j++ {
 				n := toks[j]
@@ -273,14 +287,23 @@ func (hs *hintScan) statementHints(text string, t token) error {
 }
 
 // attach maps the n-th hinted JOIN keyword to the n-th join of ast in
-// source order.
+// source order, and marks the semi and anti joins.
 func (hs *hintScan) attach(ast sqlparser.Statement) error {
-	if len(hs.byJoin) == 0 {
+	if len(hs.byJoin) == 0 && len(hs.semi) == 0 {
 		return nil
 	}
 	joins := sourceOrderJoins(ast)
 	if len(joins) != hs.nJoins {
+		if len(hs.byJoin) == 0 {
+			return hs.attachSemi(nil)
+		}
 		return invalidHint(hs.anyName)
+	}
+	if err := hs.attachSemi(joins); err != nil {
+		return err
+	}
+	if len(hs.byJoin) == 0 {
+		return nil
 	}
 	hs.Join = make(map[*sqlparser.JoinTableExpr]JoinHint, len(hs.byJoin))
 	for ord, h := range hs.byJoin {

@@ -14,11 +14,15 @@ import (
 
 // Parse parses every statement of sql (split as Split does). An input with
 // no statement at all is sqlerr.EmptyQuery (1065); syntax errors are
-// sqlerr.ParseError (1064) with MySQL's message.
+// sqlerr.ParseError (1064) with MySQL's message; an identifier over its
+// limit is 1059 and parentheses nested too deep 1473 (names.go).
 func Parse(sql string) ([]Statement, error) {
 	var out []Statement
 	for _, text := range Split(sql) {
 		st, err := parseStatement(text)
+		if err == nil && st != nil {
+			err = checkNames(st)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -48,6 +52,9 @@ func ParseOne(sql string) (Statement, error) {
 	if st == nil {
 		return nil, sqlerr.EmptyQuery.New()
 	}
+	if err := checkNames(st); err != nil {
+		return nil, err
+	}
 	return st, nil
 }
 
@@ -68,6 +75,9 @@ func parseStatement(text string) (Statement, error) {
 		if w(1) == "USER" {
 			return c.createUser()
 		}
+		if w(1) == "ROLE" {
+			return c.createRole()
+		}
 		if w(1) == "TABLE" || (w(1) == "TEMPORARY" && w(2) == "TABLE") {
 			if ct, ok := c.createTable(); ok {
 				return ct, c.err
@@ -77,6 +87,13 @@ func parseStatement(text string) (Statement, error) {
 		if w(1) == "USER" {
 			return c.dropUser()
 		}
+		if w(1) == "ROLE" {
+			return c.dropRole()
+		}
+	case "GRANT", "REVOKE":
+		return c.grant(w(0) == "REVOKE")
+	case "ADMIN":
+		return &Admin{Text: text}, nil
 	case "SET":
 		if w(1) == "PASSWORD" {
 			return c.setPassword()
@@ -98,6 +115,10 @@ func parseStatement(text string) (Statement, error) {
 			c.i = 2
 			p := c.str()
 			return &ShowProc{Path: p}, c.end()
+		case "GRANTS", "ALL", "ROLES":
+			if st, ok := c.showGrants(); ok {
+				return st, c.err
+			}
 		case "CREATE":
 			if w(2) == "TABLE" {
 				c.i = 3
@@ -136,6 +157,9 @@ func parseVitess(text string, toks []token, blank [][2]int) (Statement, error) {
 		return nil, nil
 	}
 	if err != nil {
+		if e := nestingError(err); e != nil {
+			return nil, e
+		}
 		return nil, vitessError(clean, text, err, inserted)
 	}
 	if err := hints.attach(ast); err != nil {

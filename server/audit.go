@@ -1,0 +1,164 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/dorisgo/dorisgo/server/wire"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+// After every statement (Session.finish, from guard): its diagnostics are
+// kept for SHOW WARNINGS / SHOW ERRORS and @@warning_count / @@error_count,
+// a failed or slow one is logged with its query id, and the audit log gets
+// one line, as Doris's fe.audit.log.
+
+// diagEntry is one row of SHOW WARNINGS.
+type diagEntry struct {
+	level   string // "Error" or "Warning"
+	code    sqlerr.Code
+	message string
+}
+
+// stmtResult is what a statement sent the client, for the audit line.
+type stmtResult struct {
+	rows      atomic.Int64 // rows returned or affected
+	resultSet atomic.Bool  // it sent a result set (Doris's state EOF, else OK)
+}
+
+// countingWriter passes a statement's results on and counts them.
+type countingWriter struct {
+	wire.ResultWriter
+	res *stmtResult
+}
+
+func (c *countingWriter) WriteOK(ok wire.OK) error {
+	c.res.rows.Add(int64(ok.AffectedRows))
+	return c.ResultWriter.WriteOK(ok)
+}
+
+func (c *countingWriter) WriteColumns(cols []wire.Column) error {
+	c.res.resultSet.Store(true)
+	return c.ResultWriter.WriteColumns(cols)
+}
+
+func (c *countingWriter) WriteRows(rec arrow.Record) error {
+	c.res.rows.Add(rec.NumRows())
+	return c.ResultWriter.WriteRows(rec)
+}
+
+// auditSQL bounds the statement text of an audit line or a log record.
+const auditSQL = 4096
+
+// finish does the bookkeeping of one statement that ran from start and
+// ended with err (nil: success).
+func (s *Session) finish(queryID, text string, start time.Time, err error) {
+	elapsed := time.Since(start)
+	s.mu.Lock()
+	res, keep := s.stmtRes, s.keepDiag
+	s.stmtRes, s.keepDiag = nil, false
+	db := s.db
+	s.mu.Unlock()
+	var e *sqlerr.Error
+	if err != nil {
+		e = sqlerr.As(err)
+		s.setDiag([]diagEntry{{level: "Error", code: e.Code, message: e.Message}})
+	} else if !keep && !readsDiagCount(text) {
+		s.setDiag(nil)
+	}
+	short := redactPasswords(text)
+	if len(short) > auditSQL {
+		short = short[:auditSQL] + "..."
+	}
+	ms := elapsed.Milliseconds()
+	if e != nil {
+		s.srv.log.Info("statement failed", "query_id", queryID, "conn", s.info.ID, "user", s.info.User, "db", db,
+			"code", int(e.Code), "err", e.Message, "time_ms", ms, "sql", short)
+	}
+	if slow := s.vars.int("qe_slow_log_ms"); slow >= 0 && ms >= slow {
+		s.srv.log.Warn("slow query", "query_id", queryID, "conn", s.info.ID, "user", s.info.User, "db", db,
+			"time_ms", ms, "threshold_ms", slow, "ok", e == nil, "sql", short)
+	}
+	if s.srv.audit == nil {
+		return
+	}
+	if res == nil {
+		res = &stmtResult{} // it failed before running (a syntax error)
+	}
+	state, code, msg := "OK", 0, ""
+	if res.resultSet.Load() {
+		state = "EOF"
+	}
+	if e != nil {
+		state, code, msg = "ERR", int(e.Code), e.Message
+	}
+	line := fmt.Sprintf("%s [query] |Client=%s|User=%s|Db=%s|State=%s|ErrorCode=%d|ErrorMessage=%s|Time(ms)=%d|ScanBytes=-|ReturnRows=%d|QueryId=%s|Stmt=%s\n",
+		start.UTC().Format("2006-01-02 15:04:05.000"), s.info.Host, s.info.User, db, state, code, oneLine(msg), ms,
+		res.rows.Load(), queryID, oneLine(short))
+	if _, werr := io.WriteString(s.srv.audit, line); werr != nil {
+		s.srv.log.Warn("audit log", "err", werr)
+	}
+}
+
+// quotedPassword matches the password literal of CREATE/ALTER USER …
+// IDENTIFIED BY [PASSWORD] '…' and SET PASSWORD [FOR u] = [PASSWORD(]'…'.
+var quotedPassword = regexp.MustCompile(`(?is)(IDENTIFIED\s+BY\s+(?:PASSWORD\s+)?|SET\s+PASSWORD\b[^=]*=\s*(?:PASSWORD\s*\(\s*)?)('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*")`)
+
+// redactPasswords hides password literals, as Doris's audit log does: the
+// logs must not hold what the catalog stores only hashed.
+func redactPasswords(text string) string {
+	return quotedPassword.ReplaceAllString(text, "${1}'*****'")
+}
+
+// oneLine keeps an audit record on one line.
+func oneLine(s string) string {
+	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
+}
+
+// setDiag replaces the session's diagnostics and the variables counting them.
+func (s *Session) setDiag(d []diagEntry) {
+	errs := 0
+	for _, x := range d {
+		if x.level == "Error" {
+			errs++
+		}
+	}
+	s.mu.Lock()
+	s.diag = d
+	s.mu.Unlock()
+	s.vars.vals["warning_count"] = strconv.Itoa(len(d))
+	s.vars.vals["error_count"] = strconv.Itoa(errs)
+}
+
+// showDiagnostics serves SHOW WARNINGS (every entry) and SHOW ERRORS (the
+// errors) of the previous statement, which they leave in place.
+func (s *Session) showDiagnostics(errorsOnly bool, w wire.ResultWriter) error {
+	s.mu.Lock()
+	s.keepDiag = true
+	d := s.diag
+	s.mu.Unlock()
+	var rows [][]types.Datum
+	for _, x := range d {
+		if errorsOnly && x.level != "Error" {
+			continue
+		}
+		rows = append(rows, []types.Datum{str(x.level), num(int64(x.code)), str(x.message)})
+	}
+	return writeTable(w, []wire.Column{strCol("Level"), intCol("Code"), strCol("Message")}, rows)
+}
+
+// readsDiagCount reports whether a statement reads @@warning_count or
+// @@error_count, which (as in MySQL) leaves the diagnostics it reads.
+func readsDiagCount(text string) bool {
+	t := strings.ToLower(text)
+	return strings.Contains(t, "@@warning_count") || strings.Contains(t, "@@error_count") ||
+		strings.Contains(t, "@@session.warning_count") || strings.Contains(t, "@@session.error_count")
+}

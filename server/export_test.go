@@ -1,0 +1,13 @@
+package server
+
+// SetTestHook makes every statement call h at fixed points of its run
+// (stage "plan": a query was bound; "rows": before each batch a query
+// sends or an INSERT loads), with the statement's text, so that a test can
+// make a chosen statement panic there. nil removes it.
+func (s *Server) SetTestHook(h func(stage, sql string)) {
+	if h == nil {
+		s.testHook.Store(nil)
+		return
+	}
+	s.testHook.Store(&h)
+}
