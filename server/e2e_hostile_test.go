@@ -71,6 +71,11 @@ func hostile(kind string, n int) string {
 		for i := 2; i <= n; i++ {
 			fmt.Fprintf(&b, " JOIN t t%d ON t%d.k = t%d.k", i, i-1, i)
 		}
+	case "chainwhere":
+		b.WriteString(hostile("chain", n) + " WHERE t1.v > 0")
+		for i := 2; i <= n; i++ {
+			fmt.Fprintf(&b, " AND t%d.v > 0", i)
+		}
 	case "derived":
 		s := "SELECT 1 AS one"
 		for i := 0; i < n; i++ {
@@ -94,6 +99,7 @@ func TestE2EHostileInputs(t *testing.T) {
 		{"10,000-way UNION ALL", hostile("union", 10000), fmt.Sprint(10000, " ", 10000*9999/2)},
 		{"10,000-branch CASE", hostile("case", 10000), "5050"},
 		{"1,000-table join chain", hostile("chain", 1000), "100"},
+		{"the chain with a conjunct per table", hostile("chainwhere", 1000), "100"},
 		{"199 nested derived tables", hostile("derived", 199), "1"},
 	} {
 		start := time.Now()

@@ -51,27 +51,100 @@ func filteredScan(n Node) *Scan {
 	return nil
 }
 
-// usedBesides is every column the plan at root reads, not counting the
-// conjuncts of node n.
-func usedBesides(root, n Node) map[ColumnID]bool {
-	used := map[ColumnID]bool{}
+// usage indexes who reads each column of a plan, so that asking, for every
+// filtered scan, which of its columns the rest of the plan reads costs the
+// scan's columns and not a walk of the plan (a 1,000-table chain with a
+// filter per table walked it 2,000 times).
+type usage struct {
+	root    map[ColumnID]bool
+	readers map[ColumnID]int        // nodes other than projections that read the id
+	derived map[ColumnID][]ColumnID // projection outputs (other ids) computed from the id
+	used    map[ColumnID]bool       // every id read, projections' fixpoint included
+}
+
+func newUsage(root Node) *usage {
+	u := &usage{root: map[ColumnID]bool{}, readers: map[ColumnID]int{}, derived: map[ColumnID][]ColumnID{}, used: map[ColumnID]bool{}}
 	for _, c := range root.Columns() {
-		used[c.ID] = true
+		u.root[c.ID], u.used[c.ID] = true, true
 	}
-	collectUsedBut(root, used, n)
-	for projectUses(root, used) {
+	collectUsed(root, u.used)
+	for projectUses(root, u.used) {
 	}
-	return used
+	var walk func(n Node)
+	walk = func(n Node) {
+		if p, ok := n.(*Project); ok {
+			for i, c := range p.Cols {
+				expr.Walk(p.Exprs[i], func(x expr.Expr) bool {
+					if r, ok := x.(*expr.ColRef); ok && ColumnID(r.Index) != c.ID {
+						u.derived[ColumnID(r.Index)] = append(u.derived[ColumnID(r.Index)], c.ID)
+					}
+					return true
+				})
+			}
+		} else {
+			reads := map[ColumnID]bool{}
+			nodeUses(n, reads, nil)
+			for id := range reads {
+				u.readers[id]++
+			}
+		}
+		for _, in := range n.Inputs() {
+			walk(in)
+		}
+	}
+	walk(root)
+	return u
+}
+
+// besides reports whether the plan reads column id of n's scan other than
+// through n's own conjuncts (n is a filtered scan: filteredScan). It is
+// what collecting every use but n's, projections' fixpoint included,
+// finds: the output, another reader, or a used projection output computed
+// from id. Only n's scan columns lose uses without n's conjuncts, and a
+// projection output other than its input id is none of them, so whether
+// such an output is used is the same with n's conjuncts or without.
+func (u *usage) besides(n Node, own map[ColumnID]bool, id ColumnID) bool {
+	if u.root[id] {
+		return true
+	}
+	r := u.readers[id]
+	if own[id] {
+		r--
+	}
+	if r > 0 {
+		return true
+	}
+	for _, o := range u.derived[id] {
+		if u.used[o] {
+			return true
+		}
+	}
+	return false
+}
+
+// usedBy is the scan columns of filtered scan n the plan reads besides n's
+// conjuncts.
+func (u *usage) usedBy(n Node, scan *Scan) map[ColumnID]bool {
+	own := map[ColumnID]bool{}
+	nodeUses(n, own, nil)
+	out := map[ColumnID]bool{}
+	for _, c := range scan.Cols {
+		if u.besides(n, own, c.ID) {
+			out[c.ID] = true
+		}
+	}
+	return out
 }
 
 // filterOnly is the set of scan columns read only by the conjuncts of the
 // filter over their scan (or the scan's own filters).
 func filterOnly(root Node) map[ColumnID]bool {
 	out := map[ColumnID]bool{}
+	u := newUsage(root)
 	var walk func(n Node)
 	walk = func(n Node) {
 		if scan := filteredScan(n); scan != nil {
-			used := usedBesides(root, n)
+			used := u.usedBy(n, scan)
 			var keep int
 			for _, c := range scan.Cols {
 				if used[c.ID] {
@@ -134,39 +207,44 @@ func pushFilters(n Node) Node {
 		j.Left, j.Right = pushFilters(x.Left), pushFilters(x.Right)
 		if j.Type == InnerJoin || j.Type == CrossJoin {
 			// ON conjuncts of inner joins that read one side go down too.
-			var keep []expr.Expr
+			var keep, toLeft, toRight []expr.Expr
+			lc, rc := j.Left.Columns(), j.Right.Columns()
+			ls, rs := idSet(lc), idSet(rc)
 			for _, c := range j.Other {
 				switch {
-				case RefsIn(c, j.Left.Columns()):
-					j.Left = pushInto(j.Left, []expr.Expr{c})
-				case RefsIn(c, j.Right.Columns()):
-					j.Right = pushInto(j.Right, []expr.Expr{c})
+				case ls.covers(c):
+					toLeft = append(toLeft, c)
+				case rs.covers(c):
+					toRight = append(toRight, c)
 				default:
-					if d := impliedFor(c, j.Left.Columns()); d != nil {
-						j.Left = pushInto(j.Left, []expr.Expr{d})
+					if d := impliedFor(c, lc); d != nil {
+						toLeft = append(toLeft, d)
 					}
-					if d := impliedFor(c, j.Right.Columns()); d != nil {
-						j.Right = pushInto(j.Right, []expr.Expr{d})
+					if d := impliedFor(c, rc); d != nil {
+						toRight = append(toRight, d)
 					}
 					keep = append(keep, c)
 				}
 			}
+			j.Left, j.Right = pushInto(j.Left, toLeft), pushInto(j.Right, toRight)
 			j.Other = keep
 		} else {
 			// An ON conjunct reading only the side whose rows merely get
 			// matched (right of LEFT OUTER/SEMI/ANTI, left of RIGHT …)
 			// restricts which of its rows can match: they go down too.
-			var keep []expr.Expr
+			var keep, toLeft, toRight []expr.Expr
+			ls, rs := idSet(j.Left.Columns()), idSet(j.Right.Columns())
 			for _, c := range j.Other {
 				switch {
-				case matchedOnly(j.Type, false) && hasRef(c) && RefsIn(c, j.Right.Columns()):
-					j.Right = pushInto(j.Right, []expr.Expr{c})
-				case matchedOnly(j.Type, true) && hasRef(c) && RefsIn(c, j.Left.Columns()):
-					j.Left = pushInto(j.Left, []expr.Expr{c})
+				case matchedOnly(j.Type, false) && hasRef(c) && rs.covers(c):
+					toRight = append(toRight, c)
+				case matchedOnly(j.Type, true) && hasRef(c) && ls.covers(c):
+					toLeft = append(toLeft, c)
 				default:
 					keep = append(keep, c)
 				}
 			}
+			j.Left, j.Right = pushInto(j.Left, toLeft), pushInto(j.Right, toRight)
 			j.Other = keep
 		}
 		return &j
@@ -212,21 +290,26 @@ func pushInto(n Node, conds []expr.Expr) Node {
 		j := *x
 		var keep []expr.Expr
 		var toLeft, toRight []expr.Expr
+		// Each side's columns once, as sets: a WHERE with a conjunct per
+		// table of a 1,000-table chain passes ~k conjuncts through the k-th
+		// join, and asking each of them for the sides' columns was cubic.
+		lc, rc := j.Left.Columns(), j.Right.Columns()
+		ls, rs := idSet(lc), idSet(rc)
 		for _, c := range conds {
-			inL, inR := RefsIn(c, j.Left.Columns()), RefsIn(c, j.Right.Columns())
+			inL, inR := ls.covers(c), rs.covers(c)
 			switch {
 			case inL && canPushLeft(j.Type):
 				toLeft = append(toLeft, c)
 			case inR && canPushRight(j.Type):
 				toRight = append(toRight, c)
-			case (j.Type == InnerJoin || j.Type == CrossJoin) && RefsIn(c, append(append([]Column{}, j.Left.Columns()...), j.Right.Columns()...)):
-				if d := impliedFor(c, j.Left.Columns()); d != nil {
+			case (j.Type == InnerJoin || j.Type == CrossJoin) && coversBoth(c, ls, rs):
+				if d := impliedFor(c, lc); d != nil {
 					toLeft = append(toLeft, d)
 				}
-				if d := impliedFor(c, j.Right.Columns()); d != nil {
+				if d := impliedFor(c, rc); d != nil {
 					toRight = append(toRight, d)
 				}
-				eq, other := SplitConds([]expr.Expr{c}, j.Left.Columns(), j.Right.Columns())
+				eq, other := SplitConds([]expr.Expr{c}, lc, rc)
 				j.Equi = append(j.Equi, eq...)
 				j.Other = append(j.Other, other...)
 				if j.Type == CrossJoin {
@@ -345,6 +428,35 @@ func RefsIn(e expr.Expr, cols []Column) bool {
 		}
 	}
 	return false
+}
+
+// colSet is a set of column ids, for testing many expressions against one
+// node's columns.
+type colSet map[ColumnID]struct{}
+
+func idSet(cols []Column) colSet {
+	s := make(colSet, len(cols))
+	for _, c := range cols {
+		s[c.ID] = struct{}{}
+	}
+	return s
+}
+
+// covers is RefsIn over the set.
+func (s colSet) covers(e expr.Expr) bool { return coversBoth(e, s, nil) }
+
+// coversBoth reports whether every column e reads is in a or b.
+func coversBoth(e expr.Expr, a, b colSet) bool {
+	ok := true
+	expr.Walk(e, func(x expr.Expr) bool {
+		if r, isRef := x.(*expr.ColRef); isRef && ok {
+			_, inA := a[ColumnID(r.Index)]
+			_, inB := b[ColumnID(r.Index)]
+			ok = inA || inB
+		}
+		return ok
+	})
+	return ok
 }
 
 // splitConds separates l = r conjuncts across the two sides from the rest.
@@ -471,10 +583,11 @@ func nodeUses(n Node, used map[ColumnID]bool, skip Node) {
 // conjuncts read (TPC-H Q13's o_comment) is then neither gathered by the
 // filter nor shipped nor carried through joins.
 func dropFilterOnly(root Node) Node {
+	u := newUsage(root)
 	var rewrite func(n Node) Node
 	rewrite = func(n Node) Node {
 		if scan := filteredScan(n); scan != nil {
-			used := usedBesides(root, n)
+			used := u.usedBy(n, scan)
 			var keep []Column
 			for _, c := range scan.Cols {
 				if used[c.ID] {

@@ -76,11 +76,27 @@ func pruneJoins(n Node, need *needSet) Node {
 	return &Project{Input: n, Exprs: exprs, Cols: keep}
 }
 
-// pruneUses adds what n itself reads to need: nodeUses, with every
-// projection expression (pruneScans has dropped the unread ones), the
-// expressions of constant rows, and everything an Apply's subquery reads
-// (its correlated references name the outer side's columns).
+// pruneUses adds what n itself reads to need (ownUses) and, for an
+// Apply, everything its subquery reads (its correlated references name the
+// outer side's columns), walking the subquery once: nested Applies each
+// walking their own subqueries again doubled the work per level.
 func pruneUses(n Node, need map[ColumnID]bool) {
+	ownUses(n, need)
+	if a, ok := n.(*Apply); ok {
+		var walk func(n Node)
+		walk = func(n Node) {
+			ownUses(n, need)
+			for _, in := range n.Inputs() {
+				walk(in)
+			}
+		}
+		walk(a.Sub)
+	}
+}
+
+// ownUses is nodeUses with every projection expression (pruneScans has
+// dropped the unread ones) and the expressions of constant rows.
+func ownUses(n Node, need map[ColumnID]bool) {
 	nodeUses(n, need, nil)
 	add := func(e expr.Expr) {
 		expr.Walk(e, func(x expr.Expr) bool {
@@ -101,14 +117,5 @@ func pruneUses(n Node, need map[ColumnID]bool) {
 				add(e)
 			}
 		}
-	case *Apply:
-		var proj func(n Node)
-		proj = func(n Node) {
-			pruneUses(n, need)
-			for _, in := range n.Inputs() {
-				proj(in)
-			}
-		}
-		proj(x.Sub)
 	}
 }

@@ -129,3 +129,84 @@ func colIDs(cs []Column) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// usedBesidesWalk is what usage.usedBy answers, by walking the plan without
+// n's conjuncts (the way filterOnly did before usage).
+func usedBesidesWalk(root, n Node) map[ColumnID]bool {
+	used := map[ColumnID]bool{}
+	for _, c := range root.Columns() {
+		used[c.ID] = true
+	}
+	collectUsedBut(root, used, n)
+	for projectUses(root, used) {
+	}
+	return used
+}
+
+// The usage index answers as the walk does, for every filtered scan, with
+// pass-through projections (same id above and below), derived ones and
+// columns read only by a scan's own filter.
+func TestUsageMatchesWalk(t *testing.T) {
+	mk := func(name string, first ColumnID) *Scan {
+		s := &Scan{Alias: name}
+		for i := range 3 {
+			s.Cols = append(s.Cols, Column{ID: first + ColumnID(i), Table: name, Name: []string{"k", "v", "w"}[i], T: types.BigIntT})
+			s.Ords = append(s.Ords, i)
+		}
+		return s
+	}
+	gt := func(c Column, v int64) expr.Expr {
+		e, _ := expr.NewCall("gt", c.Ref(), expr.Lit(types.IntDatum(v)))
+		return e
+	}
+	a, b := mk("a", 1), mk("b", 4)
+	fa := &Filter{Input: a, Conds: []expr.Expr{gt(a.Cols[1], 1)}}                               // a.v read by its filter only
+	bs := &Scan{Alias: "b", Cols: b.Cols, Ords: b.Ords, Filters: []expr.Expr{gt(b.Cols[2], 2)}} // b.w by the scan's own filter
+	pass := &Project{Input: fa, Exprs: []expr.Expr{a.Cols[0].Ref(), a.Cols[1].Ref()}, Cols: a.Cols[:2]}
+	plus, _ := expr.NewCall("add", a.Cols[2].Ref(), expr.Lit(types.IntDatum(1)))
+	derived := &Project{Input: fa, Exprs: []expr.Expr{a.Cols[0].Ref(), plus}, Cols: []Column{a.Cols[0], {ID: 20, Name: "w1", T: types.BigIntT}}}
+	unusedDerived := &Project{Input: fa, Exprs: []expr.Expr{a.Cols[0].Ref(), plus}, Cols: []Column{a.Cols[0], {ID: 21, Name: "w1", T: types.BigIntT}}}
+	join := func(l Node) Node {
+		return &Join{Type: InnerJoin, Left: l, Right: bs, Equi: equi(a.Cols[0], b.Cols[0])}
+	}
+	top := func(in Node, cols ...Column) Node {
+		exprs := make([]expr.Expr, len(cols))
+		for i, c := range cols {
+			exprs[i] = c.Ref()
+		}
+		out := make([]Column, len(cols))
+		for i, c := range cols {
+			out[i] = Column{ID: ColumnID(100 + i), Name: c.Name, T: c.T}
+		}
+		return &Project{Input: in, Exprs: exprs, Cols: out}
+	}
+	plans := []Node{
+		top(join(fa), b.Cols[1]),
+		top(join(fa), a.Cols[1], b.Cols[2]),
+		top(join(pass), a.Cols[0]),
+		top(join(pass), a.Cols[1]),
+		top(join(derived), Column{ID: 20, Name: "w1", T: types.BigIntT}),
+		top(join(unusedDerived), b.Cols[1]),
+		join(fa),
+		&Aggregate{Input: join(fa), Groups: []expr.Expr{a.Cols[2].Ref()}, GroupCols: []Column{{ID: 30, T: types.BigIntT}}},
+	}
+	for i, p := range plans {
+		u := newUsage(p)
+		var walk func(n Node)
+		walk = func(n Node) {
+			if scan := filteredScan(n); scan != nil {
+				want, got := usedBesidesWalk(p, n), u.usedBy(n, scan)
+				for _, c := range scan.Cols {
+					if want[c.ID] != got[c.ID] {
+						t.Errorf("plan %d, scan %s: column %s read besides its filter: %v, the walk says %v", i, scan.Alias, c.Name, got[c.ID], want[c.ID])
+					}
+				}
+				return
+			}
+			for _, in := range n.Inputs() {
+				walk(in)
+			}
+		}
+		walk(p)
+	}
+}
