@@ -205,6 +205,9 @@ func pushFilters(n Node) Node {
 	case *Join:
 		j := *x
 		j.Left, j.Right = pushFilters(x.Left), pushFilters(x.Right)
+		if len(j.Other) == 0 {
+			return &j
+		}
 		if j.Type == InnerJoin || j.Type == CrossJoin {
 			// ON conjuncts of inner joins that read one side go down too.
 			var keep, toLeft, toRight []expr.Expr

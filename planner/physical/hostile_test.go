@@ -47,6 +47,8 @@ func hostileSQL(kind string, n int) string {
 			}
 			fmt.Fprintf(&b, " t%d.v > 0", i)
 		}
+	case "nestedin": // t1.k IN (SELECT k FROM t WHERE t1.k IN (SELECT …)): correlated, n deep
+		b.WriteString("SELECT count(*) FROM t t1 WHERE " + strings.Repeat("t1.k IN (SELECT k FROM t WHERE ", n) + "1 = 1" + strings.Repeat(")", n))
 	case "in":
 		b.WriteString("SELECT count(*) FROM t WHERE k IN (")
 		for i := 1; i <= n; i++ {
@@ -226,6 +228,28 @@ func (c *stopAfter) Err() error {
 	return nil
 }
 
+// Correlated subqueries nested as deep as the parser allows plan in time
+// linear in their depth (pruning join outputs walked each Apply's subquery
+// again at every level above it: 2^depth).
+func TestNestedSubqueriesPlan(t *testing.T) {
+	e := hostileEnv(t)
+	_, err := e.planCtx(context.Background(), hostileSQL("nestedin", 199))
+	if err != nil && !errors.Is(err, physical.ErrNotDistributable) {
+		t.Fatal(err)
+	}
+	st, err := parser.ParseOne(hostileSQL("nestedin", 199))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := bind.New(&bind.Context{Cat: e.cat, DB: e.db, Now: time.Now()}).BindSelect(st.(*parser.Vitess).AST.(sqlparser.SelectStatement))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := physical.Plan(q.Plan, []types.Column{{Name: "count(*)", Type: types.BigIntT}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Binding and planning stop with the statement's context: KILL,
 // query_timeout and a client that hangs up cancel it.
 func TestPlanningObeysContext(t *testing.T) {
@@ -262,11 +286,14 @@ func BenchmarkPlanHostile(b *testing.B) {
 	for _, c := range []struct {
 		kind string
 		n    int
-	}{{"chain", 400}, {"chain", 1000}, {"chainwhere", 1000}, {"in", 100000}, {"union", 10000}, {"or", 10001}, {"case", 10000}} {
+	}{{"chain", 400}, {"chain", 1000}, {"chainwhere", 1000}, {"in", 100000}, {"union", 10000}, {"or", 10001}, {"case", 10000}, {"nestedin", 199}} {
 		sql := hostileSQL(c.kind, c.n)
 		b.Run(fmt.Sprintf("%s-%d", c.kind, c.n), func(b *testing.B) {
 			for b.Loop() {
 				p, err := e.planCtx(context.Background(), sql)
+				if errors.Is(err, physical.ErrNotDistributable) {
+					continue // planned on the FE (Apply)
+				}
 				if err != nil {
 					b.Fatal(err)
 				}
