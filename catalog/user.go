@@ -76,13 +76,7 @@ func (c *Catalog) CreateUserWithRole(name, host, password, role string, ifNotExi
 		}
 		u.Roles = []string{role}
 	}
-	b := c.newBatch()
-	b.put(key, u)
-	if err := c.commit(b); err != nil {
-		return err
-	}
-	c.users[string(key)] = u
-	return nil
+	return c.putUserLocked(u)
 }
 
 // DropUser removes name@host (1396 if missing, unless ifExists).
@@ -121,13 +115,7 @@ func (c *Catalog) SetPassword(name, host, password string) error {
 	}
 	u := *old // grants and roles stay
 	u.NativeHash, u.Sha2Hash = NativeHash(password), Sha2Hash(password)
-	b := c.newBatch()
-	b.put(key, &u)
-	if err := c.commit(b); err != nil {
-		return err
-	}
-	c.users[string(key)] = &u
-	return nil
+	return c.putUserLocked(&u)
 }
 
 // User returns the account name@host exactly (no pattern matching).

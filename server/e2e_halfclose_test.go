@@ -5,9 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"testing"
@@ -38,16 +36,7 @@ func halfCloseLoad(addr, db, table, label string, body []byte, send int) (loadRe
 	if err != nil {
 		return loadReply{}, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return loadReply{}, err
-	}
-	r := loadReply{HTTPCode: resp.StatusCode}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return r, fmt.Errorf("reply %q: %w", raw, err)
-	}
-	return r, nil
+	return readLoadReply(resp)
 }
 
 // TestE2EStreamLoadHalfClose: a client that half-closes after its body

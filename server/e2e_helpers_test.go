@@ -302,6 +302,11 @@ func streamLoad(ctx context.Context, httpAddr, db, table, user, pass string, hea
 	if err != nil {
 		return loadReply{}, err
 	}
+	return readLoadReply(resp)
+}
+
+// readLoadReply decodes a stream load's JSON reply.
+func readLoadReply(resp *http.Response) (loadReply, error) {
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {

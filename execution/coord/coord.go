@@ -173,28 +173,19 @@ func (c *Coordinator) Heartbeat(ctx context.Context) {
 
 // Client returns the rpc client of a backend.
 func (c *Coordinator) Client(id catalog.BackendID) (*rpc.Client, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if cl, ok := c.clients[id]; ok {
-		return cl, nil
-	}
-	b, ok := c.cat.Backend(id)
-	if !ok {
-		return nil, sqlerr.Doris.New(fmt.Sprintf("backend %d does not exist", id))
-	}
-	cl, err := rpc.Dial(fmt.Sprintf("%s:%d", b.Host, b.Port), c.ClusterToken)
-	if err != nil {
-		return nil, err
-	}
-	c.clients[id] = cl
-	return cl, nil
+	return c.dial(c.clients, id)
 }
 
 // pingClient is the heartbeat's connection to a backend.
 func (c *Coordinator) pingClient(id catalog.BackendID) (*rpc.Client, error) {
+	return c.dial(c.pings, id)
+}
+
+// dial returns pool's connection to backend id, opening it the first time.
+func (c *Coordinator) dial(pool map[catalog.BackendID]*rpc.Client, id catalog.BackendID) (*rpc.Client, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if cl, ok := c.pings[id]; ok {
+	if cl, ok := pool[id]; ok {
 		return cl, nil
 	}
 	b, ok := c.cat.Backend(id)
@@ -205,7 +196,7 @@ func (c *Coordinator) pingClient(id catalog.BackendID) (*rpc.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.pings[id] = cl
+	pool[id] = cl
 	return cl, nil
 }
 
