@@ -26,6 +26,8 @@ type Catalog struct {
 	dbNames    map[string]DBID
 	tables     map[TableID]*Table
 	tableNames map[DBID]map[string]TableID
+	views      map[TableID]*View
+	viewNames  map[DBID]map[string]TableID // shares the table namespace: a name is in one of the two
 	backends   map[BackendID]*Backend
 	groups     map[GroupID]*ColocateGroup
 	groupKeys  map[string]GroupID
@@ -54,6 +56,8 @@ func Open(kv KV) (*Catalog, error) {
 		dbNames:    map[string]DBID{},
 		tables:     map[TableID]*Table{},
 		tableNames: map[DBID]map[string]TableID{},
+		views:      map[TableID]*View{},
+		viewNames:  map[DBID]map[string]TableID{},
 		backends:   map[BackendID]*Backend{},
 		groups:     map[GroupID]*ColocateGroup{},
 		groupKeys:  map[string]GroupID{},
@@ -112,6 +116,11 @@ func (c *Catalog) load() (initialized bool, err error) {
 				restoreTable(&t)
 				c.tables[t.ID] = &t
 			}
+		case strings.HasPrefix(k, keyView):
+			var v View
+			if derr = json.Unmarshal(e.Value, &v); derr == nil {
+				c.views[v.ID] = &v
+			}
 		case strings.HasPrefix(k, keyBackend):
 			var be Backend
 			if derr = json.Unmarshal(e.Value, &be); derr == nil {
@@ -147,6 +156,9 @@ func (c *Catalog) load() (initialized bool, err error) {
 	}
 	for _, t := range c.tables {
 		c.indexTable(t)
+	}
+	for _, v := range c.views {
+		c.indexView(v)
 	}
 	// Ascending ids: a label's newest txn wins the index.
 	for _, t := range c.sortedTxns(func(*Txn) bool { return true }) {
@@ -189,7 +201,7 @@ func (c *Catalog) CreateDatabase(name string, ifNotExists bool) (*Database, erro
 	return d, nil
 }
 
-// DropDatabase drops a database and all its tables (1008 if missing, unless
+// DropDatabase drops a database with its tables and views (1008 if missing, unless
 // ifExists) and returns the dropped tables, sorted by name, so the caller can
 // drop their tablets on the backends.
 func (c *Catalog) DropDatabase(name string, ifExists bool) ([]*Table, error) {
@@ -210,6 +222,10 @@ func (c *Catalog) DropDatabase(name string, ifExists bool) ([]*Table, error) {
 		b.del(idKey(keyTable, int64(t.ID)))
 		gs.removeTable(t)
 	}
+	views := c.viewsOf(id)
+	for _, v := range views {
+		b.del(idKey(keyView, int64(v.ID)))
+	}
 	gs.stage(b)
 	if err := c.commit(b); err != nil {
 		return nil, err
@@ -217,6 +233,10 @@ func (c *Catalog) DropDatabase(name string, ifExists bool) ([]*Table, error) {
 	for _, t := range dropped {
 		delete(c.tables, t.ID)
 	}
+	for _, v := range views {
+		delete(c.views, v.ID)
+	}
+	delete(c.viewNames, id)
 	delete(c.tableNames, id)
 	delete(c.dbs, id)
 	delete(c.dbNames, name)

@@ -22,6 +22,7 @@
 //	c/seq/<name>                next value of a sequence: id, tablet, replica, txn
 //	c/db/<DBID>                 Database
 //	c/tbl/<TableID>             Table, with its partitions, tablets and replicas
+//	c/view/<TableID>            View (its query text and columns; ids from the table sequence)
 //	c/be/<BackendID>            Backend (persisted fields only)
 //	c/grp/<GroupID>             ColocateGroup
 //	c/user/<name>\x00<host>     User (hashes only; never a password), its grants and roles

@@ -26,6 +26,7 @@ const (
 	keySeq     = "c/seq/"
 	keyDB      = "c/db/"
 	keyTable   = "c/tbl/"
+	keyView    = "c/view/"
 	keyBackend = "c/be/"
 	keyGroup   = "c/grp/"
 	keyUser    = "c/user/"

@@ -59,6 +59,9 @@ func (c *Catalog) CreateTable(db string, spec *TableSpec, ifNotExists bool) (*Ta
 		}
 		return nil, sqlerr.TableExists.New(spec.Name)
 	}
+	if _, ok := c.viewOf(d.ID, spec.Name); ok {
+		return nil, sqlerr.TableExists.New(spec.Name)
+	}
 	t, specs, err := buildTable(d.ID, spec)
 	if err != nil {
 		return nil, err
@@ -301,11 +304,17 @@ func (t *Table) setPartColumn(spec *TableSpec) error {
 
 // DropTable drops a table (1051 if missing, unless ifExists) and returns it
 // so the caller can drop its tablets on the backends. Dropping the last
-// member of a colocate group drops the group.
+// member of a colocate group drops the group. A view's name is 1347 with
+// Doris's hint, IF EXISTS or not (Doris's dropTable).
 func (c *Catalog) DropTable(db, name string, ifExists bool) (*Table, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t, err := c.tableLocked(db, name)
+	if d, ok := c.dbNames[db]; ok && err != nil {
+		if _, isView := c.viewOf(d, name); isView {
+			return nil, sqlerr.WrongObject.New(db, name, "TABLE", ". Use 'DROP VIEW "+db+"."+name+"'.")
+		}
+	}
 	if err != nil {
 		if ifExists && sqlerr.As(err).Code == sqlerr.NoSuchTable.Code {
 			return nil, nil

@@ -48,6 +48,8 @@ type Txn struct {
 	CommitTime time.Time                                `json:"commit_time"`
 	FinishTime time.Time                                `json:"finish_time"` // visible or aborted
 	Reason     string                                   `json:"reason,omitempty"`
+	// Delete is set on the transaction of a DELETE (delete.go).
+	Delete *DeleteInfo `json:"delete,omitempty"`
 }
 
 func (t *Txn) clone() *Txn {
@@ -82,6 +84,11 @@ func (c *Catalog) indexLabel(t *Txn) {
 // label gets a generated one; a label of a non-aborted txn of the same
 // database is a *LabelUsedError.
 func (c *Catalog) BeginTxn(db, label string, tables []TableID) (*Txn, error) {
+	return c.beginTxn(db, label, tables, nil)
+}
+
+// beginTxn is BeginTxn recording del on the transaction (a DELETE's).
+func (c *Catalog) beginTxn(db, label string, tables []TableID, del *DeleteInfo) (*Txn, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	d, err := c.dbLocked(db)
@@ -102,7 +109,7 @@ func (c *Catalog) BeginTxn(db, label string, tables []TableID) (*Txn, error) {
 	}
 	b := c.newBatch()
 	now := c.now()
-	t := &Txn{ID: b.nextTxn(), DBID: d.ID, Label: label, State: TxnPrepare, Tables: append([]TableID(nil), tables...), CreateTime: now}
+	t := &Txn{ID: b.nextTxn(), DBID: d.ID, Label: label, State: TxnPrepare, Tables: append([]TableID(nil), tables...), CreateTime: now, Delete: del}
 	if t.Label == "" {
 		t.Label = fmt.Sprintf("label_%d_%x", t.ID, now.UnixNano())
 	}
@@ -120,8 +127,47 @@ func (c *Catalog) BeginTxn(db, label string, tables []TableID) (*Txn, error) {
 // the COMMITTED state. After it returns the load is durable: FinishTxn may
 // be retried (e.g. after a restart) until every backend has published.
 func (c *Catalog) CommitTxn(id storage.TxnID, partitions []PartitionID, rows, bytes map[storage.TabletID]int64) (*Txn, error) {
+	out, err := c.CommitTxns([]TxnCommit{{ID: id, Partitions: partitions, Rows: rows, Bytes: bytes}})
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// TxnCommit is one transaction of a CommitTxns call.
+type TxnCommit struct {
+	ID          storage.TxnID
+	Partitions  []PartitionID
+	Rows, Bytes map[storage.TabletID]int64
+}
+
+// CommitTxns commits several PREPARE transactions in one persisted write
+// (the statements of an explicit BEGIN … COMMIT): all become durable or
+// none. They take versions in the order given, so a later statement's rows
+// of a partition get the higher version.
+func (c *Catalog) CommitTxns(items []TxnCommit) ([]*Txn, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	tables := map[TableID]*Table{} // new versions, shared by the items
+	var out []*Txn
+	now := c.now()
+	for _, it := range items {
+		txn, err := c.commitLocked(it, tables, now)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, txn)
+	}
+	if err := c.persistTxns(tables, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// commitLocked computes the COMMITTED record of it; tables holds the
+// tables already changed by earlier items of the same write.
+func (c *Catalog) commitLocked(it TxnCommit, tables map[TableID]*Table, now time.Time) (*Txn, error) {
+	id := it.ID
 	old, ok := c.txns[id]
 	if !ok {
 		return nil, txnNotFound(id)
@@ -129,7 +175,6 @@ func (c *Catalog) CommitTxn(id storage.TxnID, partitions []PartitionID, rows, by
 	if old.State != TxnPrepare {
 		return nil, sqlerr.Doris.New(fmt.Sprintf("transaction [%d] is already %s, can not commit", id, old.State))
 	}
-	tables := map[TableID]*Table{} // new versions
 	owner := map[PartitionID]TableID{}
 	for _, tid := range old.Tables {
 		if t := c.tables[tid]; t != nil {
@@ -139,10 +184,10 @@ func (c *Catalog) CommitTxn(id storage.TxnID, partitions []PartitionID, rows, by
 		}
 	}
 	txn := old.clone()
-	txn.Versions = make(map[PartitionID]storage.Version, len(partitions))
+	txn.Versions = make(map[PartitionID]storage.Version, len(it.Partitions))
 	txn.Stats = map[storage.TabletID]storage.RowsetStats{}
 	inTxn := map[storage.TabletID]bool{}
-	for _, pid := range partitions {
+	for _, pid := range it.Partitions {
 		tid, ok := owner[pid]
 		if !ok {
 			return nil, sqlerr.Doris.New(fmt.Sprintf("partition %d of transaction [%d] does not exist (table dropped or truncated?)", pid, id))
@@ -168,7 +213,7 @@ func (c *Catalog) CommitTxn(id storage.TxnID, partitions []PartitionID, rows, by
 			}
 		}
 	}
-	for tab, n := range rows {
+	for tab, n := range it.Rows {
 		if !inTxn[tab] {
 			return nil, sqlerr.Assertf("catalog: txn %d: tablet %d is not in a committed partition", id, tab)
 		}
@@ -176,7 +221,7 @@ func (c *Catalog) CommitTxn(id storage.TxnID, partitions []PartitionID, rows, by
 		s.Rows = n
 		txn.Stats[tab] = s
 	}
-	for tab, n := range bytes {
+	for tab, n := range it.Bytes {
 		if !inTxn[tab] {
 			return nil, sqlerr.Assertf("catalog: txn %d: tablet %d is not in a committed partition", id, tab)
 		}
@@ -185,17 +230,7 @@ func (c *Catalog) CommitTxn(id storage.TxnID, partitions []PartitionID, rows, by
 		txn.Stats[tab] = s
 	}
 	txn.State = TxnCommitted
-	txn.CommitTime = c.now()
-	b := c.newBatch()
-	for _, t := range tables {
-		b.put(idKey(keyTable, int64(t.ID)), t)
-	}
-	b.put(idKey(keyTxn, int64(id)), txn)
-	if err := c.commit(b); err != nil {
-		return nil, err
-	}
-	maps.Copy(c.tables, tables)
-	c.txns[id] = txn
+	txn.CommitTime = now
 	return txn, nil
 }
 
@@ -204,22 +239,72 @@ func (c *Catalog) CommitTxn(id storage.TxnID, partitions []PartitionID, rows, by
 // lowers) and row counts and sizes grow by the txn's stats. Finishing a
 // VISIBLE txn again is a no-op. Partitions dropped meanwhile are skipped.
 func (c *Catalog) FinishTxn(id storage.TxnID) error {
+	return c.FinishTxns([]storage.TxnID{id})
+}
+
+// FinishTxns makes several committed txns VISIBLE in one persisted write,
+// so a reader sees all of them or none (an explicit transaction's
+// statements).
+func (c *Catalog) FinishTxns(ids []storage.TxnID) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	tables := map[TableID]*Table{}
+	var out []*Txn
+	now := c.now()
+	for _, id := range ids {
+		txn, err := c.finishLocked(id, tables, now)
+		if err != nil {
+			return err
+		}
+		if txn != nil {
+			out = append(out, txn)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return c.persistTxns(tables, out)
+}
+
+// persistTxns writes the changed tables and transaction records in one
+// persisted write, then installs them. Caller holds c.mu.
+func (c *Catalog) persistTxns(tables map[TableID]*Table, txns []*Txn) error {
+	b := c.newBatch()
+	for _, t := range tables {
+		b.put(idKey(keyTable, int64(t.ID)), t)
+	}
+	for _, txn := range txns {
+		b.put(idKey(keyTxn, int64(txn.ID)), txn)
+	}
+	if err := c.commit(b); err != nil {
+		return err
+	}
+	maps.Copy(c.tables, tables)
+	for _, txn := range txns {
+		c.txns[txn.ID] = txn
+	}
+	return nil
+}
+
+// finishLocked computes the VISIBLE record of txn id (nil if it already
+// is); tables holds the tables already changed by the same write.
+func (c *Catalog) finishLocked(id storage.TxnID, tables map[TableID]*Table, now time.Time) (*Txn, error) {
 	old, ok := c.txns[id]
 	if !ok {
-		return txnNotFound(id)
+		return nil, txnNotFound(id)
 	}
 	switch old.State {
 	case TxnVisible:
-		return nil
+		return nil, nil
 	case TxnCommitted:
 	default:
-		return sqlerr.Doris.New(fmt.Sprintf("transaction [%d] is %s, can not be made visible", id, old.State))
+		return nil, sqlerr.Doris.New(fmt.Sprintf("transaction [%d] is %s, can not be made visible", id, old.State))
 	}
-	tables := map[TableID]*Table{}
 	for _, tid := range old.Tables {
-		t := c.tables[tid]
+		t := tables[tid]
+		if t == nil {
+			t = c.tables[tid]
+		}
 		if t == nil {
 			continue
 		}
@@ -230,7 +315,9 @@ func (c *Catalog) FinishTxn(id storage.TxnID) error {
 				continue
 			}
 			if nt == nil {
-				nt = t.clone()
+				if nt = tables[tid]; nt == nil {
+					nt = t.clone()
+				}
 			}
 			np := *p
 			np.VisibleVersion = max(np.VisibleVersion, v)
@@ -255,18 +342,8 @@ func (c *Catalog) FinishTxn(id storage.TxnID) error {
 	}
 	txn := old.clone()
 	txn.State = TxnVisible
-	txn.FinishTime = c.now()
-	b := c.newBatch()
-	for _, t := range tables {
-		b.put(idKey(keyTable, int64(t.ID)), t)
-	}
-	b.put(idKey(keyTxn, int64(id)), txn)
-	if err := c.commit(b); err != nil {
-		return err
-	}
-	maps.Copy(c.tables, tables)
-	c.txns[id] = txn
-	return nil
+	txn.FinishTime = now
+	return txn, nil
 }
 
 // AbortTxn rolls back a PREPARE txn, freeing its label. Aborting an aborted

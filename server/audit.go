@@ -11,6 +11,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/dorisgo/dorisgo/execution/coord"
+	"github.com/dorisgo/dorisgo/execution/op"
 	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
@@ -32,6 +34,27 @@ type diagEntry struct {
 type stmtResult struct {
 	rows      atomic.Int64 // rows returned or affected
 	resultSet atomic.Bool  // it sent a result set (Doris's state EOF, else OK)
+	// scanRows and scanBytes are what its scans read from storage
+	// (op.OpStats.ScanRows, ScanBytes), summed over its queries.
+	scanRows, scanBytes atomic.Int64
+}
+
+// countScans adds what the query run as root read from storage to the
+// running statement's counts; the caller has closed root, so every
+// instance that finished has reported.
+func (s *Session) countScans(root op.Operator) {
+	q, ok := root.(interface{ Profile() *coord.Profile })
+	if !ok {
+		return
+	}
+	rows, bytes := q.Profile().Scanned()
+	s.mu.Lock()
+	res := s.stmtRes
+	s.mu.Unlock()
+	if res != nil {
+		res.scanRows.Add(rows)
+		res.scanBytes.Add(bytes)
+	}
 }
 
 // countingWriter passes a statement's results on and counts them.
@@ -100,9 +123,9 @@ func (s *Session) finish(queryID, text string, start time.Time, err error) {
 	if e != nil {
 		state, code, msg = "ERR", int(e.Code), e.Message
 	}
-	line := fmt.Sprintf("%s [query] |Client=%s|User=%s|Db=%s|State=%s|ErrorCode=%d|ErrorMessage=%s|Time(ms)=%d|ScanBytes=-|ReturnRows=%d|QueryId=%s|Stmt=%s\n",
+	line := fmt.Sprintf("%s [query] |Client=%s|User=%s|Db=%s|State=%s|ErrorCode=%d|ErrorMessage=%s|Time(ms)=%d|ScanBytes=%d|ScanRows=%d|ReturnRows=%d|QueryId=%s|Stmt=%s\n",
 		start.UTC().Format("2006-01-02 15:04:05.000"), s.info.Host, s.info.User, db, state, code, oneLine(msg), ms,
-		res.rows.Load(), queryID, oneLine(short))
+		res.scanBytes.Load(), res.scanRows.Load(), res.rows.Load(), queryID, oneLine(short))
 	if _, werr := io.WriteString(s.srv.audit, line); werr != nil {
 		s.srv.log.Warn("audit log", "err", werr)
 	}

@@ -50,6 +50,9 @@ func (s *Session) createTable(ctx context.Context, ct *parser.CreateTable, w wir
 		if _, err := s.srv.cat.Table(db, ct.Name); err == nil {
 			return w.WriteOK(wire.OK{})
 		}
+		if _, err := s.srv.cat.View(db, ct.Name); err == nil {
+			return w.WriteOK(wire.OK{}) // the name is taken, by a view (Doris)
+		}
 	}
 	t, err := s.srv.cat.CreateTable(db, spec, ct.IfNotExists)
 	if err != nil {
@@ -299,6 +302,9 @@ func (s *Session) dbDDL(ctx context.Context, n *sqlparser.DBDDL, w wire.ResultWr
 func (s *Session) ddl(ctx context.Context, n *sqlparser.DDL, w wire.ResultWriter) error {
 	switch n.Action {
 	case sqlparser.DropStr:
+		if len(n.FromViews) > 0 {
+			return s.dropViews(n, w)
+		}
 		for _, tn := range n.FromTables {
 			db, err := s.dbName(tn.DbQualifier.String())
 			if err != nil {

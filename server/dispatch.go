@@ -15,10 +15,15 @@ import (
 // dispatch runs one parsed statement, once authorize has checked its
 // privileges (privs.go).
 func (s *Session) dispatch(ctx context.Context, stmt parser.Statement, params []types.Datum, w wire.ResultWriter) error {
+	if err := s.txnGate(ctx, stmt); err != nil {
+		return err
+	}
 	if err := s.authorize(stmt); err != nil {
 		return err
 	}
 	switch st := stmt.(type) {
+	case *parser.TxnStmt:
+		return s.txnStatement(ctx, st, w)
 	case *parser.Vitess:
 		return s.dispatchVitess(ctx, st, params, w)
 	case *parser.CreateTable:
@@ -29,6 +34,8 @@ func (s *Session) dispatch(ctx context.Context, stmt parser.Statement, params []
 		return s.alterSystem(ctx, st, w)
 	case *parser.ShowBackends:
 		return s.showBackends(w)
+	case *parser.ShowDelete:
+		return s.showDelete(st, w)
 	case *parser.ShowTablets:
 		return s.showTablets(st, w)
 	case *parser.ShowPartitions:
@@ -37,6 +44,10 @@ func (s *Session) dispatch(ctx context.Context, stmt parser.Statement, params []
 		return s.showProc(st, w)
 	case *parser.ShowCreateTable:
 		return s.showCreateTable(st.DB, st.Table, w)
+	case *parser.CreateView:
+		return s.createView(st, w)
+	case *parser.ShowCreateView:
+		return s.showCreateView(st, w)
 	case *parser.Explain:
 		return s.explain(ctx, st, w)
 	case *parser.CreateUser:
@@ -74,7 +85,9 @@ func (s *Session) dispatchVitess(ctx context.Context, st *parser.Vitess, params 
 	case *sqlparser.Select, *sqlparser.SetOp, *sqlparser.ParenSelect:
 		return s.query(ctx, st, params, w)
 	case *sqlparser.Insert:
-		return s.insert(ctx, st.Text, n, params, w)
+		return s.insert(ctx, st, n, params, w)
+	case *sqlparser.Delete:
+		return s.deleteRows(ctx, n, params, w)
 	case *sqlparser.Set:
 		return s.set(n, w)
 	case *sqlparser.Use:
@@ -109,9 +122,6 @@ func (s *Session) dispatchVitess(ctx context.Context, st *parser.Vitess, params 
 		if _, _, err := s.table(n.Table.DbQualifier.String(), n.Table.Name.String()); err != nil {
 			return err
 		}
-		return w.WriteOK(wire.OK{})
-	case *sqlparser.Begin, *sqlparser.Commit, *sqlparser.Rollback:
-		// Every statement commits on its own (autocommit), as in Doris.
 		return w.WriteOK(wire.OK{})
 	case *sqlparser.Explain:
 		return sqlerr.NotSupportedYet.New("this EXPLAIN form")
@@ -170,6 +180,11 @@ func (s *Session) set(n *sqlparser.Set, w wire.ResultWriter) error {
 			s.srv.globals.set(name, val)
 		}
 		s.vars.vals[name] = val
+		if name == "autocommit" {
+			if err := s.autocommitSet(context.Background(), val); err != nil {
+				return err
+			}
+		}
 	}
 	return w.WriteOK(wire.OK{})
 }

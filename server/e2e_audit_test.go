@@ -2,11 +2,13 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -80,6 +82,16 @@ func TestE2EDiagnosticsAndAudit(t *testing.T) {
 	if got := queryStrings(t, conn, "SELECT COUNT(*) FROM t WHERE v > 10"); !reflect.DeepEqual(got, [][]string{{"1"}}) {
 		t.Fatalf("count: %q", got)
 	}
+	// Scanned bytes: a SELECT over a loaded table reads its columns, SELECT 1 nothing.
+	if err := exec(`INSERT INTO au.t SELECT number + 3, number FROM numbers("number" = "1000")`); err != nil {
+		t.Fatal(err)
+	}
+	if got := queryStrings(t, conn, "SELECT sum(v) FROM t"); !reflect.DeepEqual(got, [][]string{{fmt.Sprint(30 + 999*1000/2)}}) {
+		t.Fatalf("sum: %q", got)
+	}
+	if got := queryStrings(t, conn, "SELECT 1"); !reflect.DeepEqual(got, [][]string{{"1"}}) {
+		t.Fatalf("SELECT 1: %q", got)
+	}
 	closeServer() // flushes and closes the audit log
 
 	audit, err := os.ReadFile(auditPath)
@@ -105,7 +117,7 @@ func TestE2EDiagnosticsAndAudit(t *testing.T) {
 	ids := map[string]bool{}
 	for _, l := range lines {
 		r := parse(l)
-		for _, f := range []string{"Client", "User", "Db", "State", "ErrorCode", "Time(ms)", "ScanBytes", "ReturnRows", "QueryId"} {
+		for _, f := range []string{"Client", "User", "Db", "State", "ErrorCode", "Time(ms)", "ScanBytes", "ScanRows", "ReturnRows", "QueryId"} {
 			if _, ok := r[f]; !ok {
 				t.Errorf("audit line without %s: %q", f, l)
 			}
@@ -137,6 +149,18 @@ func TestE2EDiagnosticsAndAudit(t *testing.T) {
 	check("SELECT k, v FROM t ORDER BY k", rec{"State": "EOF", "ErrorCode": "0", "ReturnRows": "2", "Db": "au"})
 	check("SELEC 1", rec{"State": "ERR", "ErrorCode": "1064"})
 	check("SHOW WARNINGS", rec{"State": "EOF"})
+	// 1,002 rows of one INT column (4 bytes each, no NULLs): the scan reads v only.
+	check("SELECT sum(v) FROM t", rec{"State": "EOF", "ReturnRows": "1", "ScanRows": "1002", "ScanBytes": "4008"})
+	check("SELECT k, v FROM t ORDER BY k", rec{"ScanRows": "2", "ScanBytes": "16"})
+	check("SELECT COUNT(*) FROM t WHERE v > 10", rec{"ScanRows": "2"}) // before the filter
+	check("SELECT 1", rec{"State": "EOF", "ReturnRows": "1", "ScanRows": "0", "ScanBytes": "0"})
+	check("INSERT INTO au.t VALUES (1, 10), (2, 20)", rec{"ScanRows": "0", "ScanBytes": "0"})
+	check("SELECT * FROM au.nosuch", rec{"ReturnRows": "0", "ScanBytes": "0"})
+	for stmt, r := range byStmt {
+		if ms, err := strconv.Atoi(r["Time(ms)"]); err != nil || ms < 0 {
+			t.Errorf("audit %q: Time(ms)=%q", stmt, r["Time(ms)"])
+		}
+	}
 	if n := len(lines); n < 12 {
 		t.Errorf("%d audit lines, want at least the 12 statements sent:\n%s", n, audit)
 	}

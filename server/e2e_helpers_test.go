@@ -285,6 +285,11 @@ type loadReply struct {
 	Message           string `json:"Message"`
 	NumberTotalRows   int64  `json:"NumberTotalRows"`
 	NumberLoadedRows  int64  `json:"NumberLoadedRows"`
+	// Doris's accounting of rows the load dropped, and where to read why.
+	NumberFilteredRows   int64  `json:"NumberFilteredRows"`
+	NumberUnselectedRows int64  `json:"NumberUnselectedRows"`
+	ErrorURL             string `json:"ErrorURL"`
+	Comment              string `json:"Comment"`
 }
 
 // streamLoad PUTs body to /api/db/table/_stream_load as user:pass.

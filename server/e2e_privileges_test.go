@@ -62,6 +62,10 @@ var privSetup = []string{
 	"CREATE USER 'lh'@'127.0.0.1' IDENTIFIED BY 'pw'",
 	"GRANT SELECT_PRIV ON pdb.t TO 'lh'@'127.0.0.1'",
 	"GRANT SELECT_PRIV ON pdb.t2 TO 'lh'@'%'",
+	// A view over t2, and an account that may read the view only.
+	"CREATE VIEW pdb.v AS SELECT id, v FROM pdb.t2",
+	"CREATE USER 'vsel'@'%' IDENTIFIED BY 'pw'",
+	"GRANT SELECT_PRIV ON pdb.v TO 'vsel'@'%'",
 }
 
 // privCase is one statement run by user: code 0 means it succeeds; msg,
@@ -89,6 +93,9 @@ var privCases = []privCase{
 	{"u0", "SELECT 1 UNION ALL SELECT id FROM pdb.t", 1142, ""},
 	{"u0", "SELECT * FROM information_schema.tables", 0, ""},
 	{"u0", "INSERT INTO pdb.t VALUES (9, 9)", 1142, "LOAD command denied to user 'u0'@'%' for table 'pdb.t'"},
+	{"u0", "DELETE FROM pdb.t WHERE id = 999", 1142, "LOAD command denied to user 'u0'@'%' for table 'pdb.t'"},
+	{"u0", "DELETE FROM pdb.nosuch WHERE nocol = 1", 1142, "for table 'pdb.nosuch'"},
+	{"u0", "SHOW DELETE FROM pdb", 0, ""}, // lists only what the account may load
 	{"u0", "CREATE DATABASE nodb", 1044, "Access denied for user 'u0'@'%' to database 'nodb'"},
 	{"u0", "DROP DATABASE pdb", 1044, ""},
 	{"u0", `CREATE TABLE pdb.c (id INT) DISTRIBUTED BY HASH(id) BUCKETS 1`, 1142, "CREATE command denied"},
@@ -133,6 +140,7 @@ var privCases = []privCase{
 	{"sel", "SELECT id FROM pdb.t WHERE id IN (SELECT id FROM pdb.t2)", 1142, ""},
 	{"sel", "EXPLAIN SELECT * FROM pdb.t", 0, ""},
 	{"sel", "INSERT INTO pdb.t VALUES (10, 10)", 1142, "LOAD"},
+	{"sel", "DELETE FROM pdb.t WHERE id = 999", 1142, "LOAD command denied to user 'sel'@'%' for table 'pdb.t'"},
 	{"sel", "USE pdb", 0, ""},
 	{"sel", "SELECT * FROM t", 0, ""}, // the current database's
 	{"sel", "SELECT * FROM t2", 1142, "for table 'pdb.t2'"},
@@ -152,8 +160,11 @@ var privCases = []privCase{
 	{"dbsel", "SELECT * FROM pdb2.x", 1142, ""},
 	{"dbsel", "INSERT INTO pdb2.x SELECT * FROM pdb.t", 1142, "LOAD command denied to user 'dbsel'@'%' for table 'pdb2.x'"},
 
-	// LOAD_PRIV: INSERT and TRUNCATE (Doris's rule), not reading.
+	// LOAD_PRIV: INSERT, DELETE and TRUNCATE (Doris's rule), not reading.
 	{"loader", "INSERT INTO pdb.t VALUES (100, 1)", 0, ""},
+	{"loader", "DELETE FROM pdb.t WHERE id = 999", 0, ""},
+	{"loader", "DELETE FROM pdb.t2 WHERE id = 999", 1142, "LOAD command denied to user 'loader'@'%' for table 'pdb.t2'"},
+	{"loader", "SHOW DELETE FROM pdb", 0, ""},
 	{"loader", "INSERT INTO pdb.t SELECT * FROM pdb.t2", 1142, "SELECT command denied to user 'loader'@'%' for table 'pdb.t2'"},
 	{"loader", "SELECT * FROM pdb.t", 1142, ""},
 	{"loader", "TRUNCATE TABLE pdb.scratch", 0, ""},
@@ -247,6 +258,39 @@ var privCases = []privCase{
 	{"lh", "SELECT * FROM pdb.t", 0, ""},
 	{"lh", "SELECT * FROM pdb.t2", 1142, "SELECT command denied to user 'lh'@'127.0.0.1' for table 'pdb.t2'"},
 
+	// Views (Doris's rules): reading one takes SELECT on the view, not on
+	// its tables; CREATE VIEW takes CREATE and SELECT on what it reads,
+	// ALTER VIEW ALTER, DROP VIEW DROP.
+	{"vsel", "SELECT * FROM pdb.v", 0, ""},
+	{"vsel", "SELECT count(*) FROM pdb.v a JOIN pdb.v b ON a.id = b.id WHERE a.id IN (SELECT id FROM pdb.v)", 0, ""},
+	{"vsel", "EXPLAIN SELECT * FROM pdb.v", 0, ""},
+	{"vsel", "SHOW CREATE VIEW pdb.v", 0, ""},
+	{"vsel", "DESC pdb.v", 0, ""},
+	{"vsel", "SELECT * FROM pdb.t2", 1142, "SELECT command denied to user 'vsel'@'%' for table 'pdb.t2'"},
+	{"vsel", "SELECT * FROM pdb.v JOIN pdb.t2 ON v.id = t2.id", 1142, "for table 'pdb.t2'"},
+	{"vsel", "INSERT INTO pdb.v VALUES (1, 1)", 1142, "LOAD command denied to user 'vsel'@'%' for table 'pdb.v'"},
+	{"vsel", "DROP VIEW pdb.v", 1142, "DROP command denied to user 'vsel'@'%' for table 'pdb.v'"},
+	{"vsel", "CREATE VIEW pdb.v9 AS SELECT * FROM pdb.v", 1142, "CREATE command denied to user 'vsel'@'%' for table 'pdb.v9'"},
+	{"vsel", "ALTER VIEW pdb.v AS SELECT 1 AS id, 2 AS v", 1142, "ALTER command denied"},
+	{"sel", "SELECT * FROM pdb.v", 1142, "SELECT command denied to user 'sel'@'%' for table 'pdb.v'"},
+	{"loader", "SELECT * FROM pdb.v", 1142, ""},
+	{"dbsel", "SELECT * FROM pdb.v", 0, ""},
+	{"dbsel", "CREATE VIEW pdb.v9 AS SELECT 1 AS one", 1142, "CREATE command denied"},
+	{"u0", "CREATE VIEW pdb.v9 AS SELECT 1 AS one", 1142, "CREATE command denied to user 'u0'@'%' for table 'pdb.v9'"},
+	{"u0", "DROP VIEW pdb.v", 1142, "DROP command denied"},
+	{"u0", "DROP VIEW IF EXISTS pdb.nosuch", 1142, "DROP command denied"},
+	{"u0", "SHOW CREATE VIEW pdb.v", 1142, ""},
+	{"u0", "SELECT * FROM pdb.v", 1142, "for table 'pdb.v'"},
+	{"ddl", "CREATE VIEW pdb.dv AS SELECT 1 AS one", 0, ""},
+	{"ddl", "CREATE VIEW pdb.dv2 AS SELECT id FROM pdb.t", 1142, "SELECT command denied to user 'ddl'@'%' for table 'pdb.t'"},
+	{"ddl", "CREATE VIEW pdb.dv2 AS SELECT id FROM pdb.v", 1142, "for table 'pdb.v'"},
+	{"ddl", "ALTER VIEW pdb.dv AS SELECT 2 AS two", 0, ""},
+	{"ddl", "SELECT * FROM pdb.dv", 1142, "for table 'pdb.dv'"},
+	{"ddl", "DROP VIEW pdb.dv", 0, ""},
+	{"ddl", "CREATE VIEW pdb2.dv AS SELECT 1 AS one", 1142, "CREATE command denied"},
+	{"root", "INSERT INTO pdb.v VALUES (1, 1)", 1471, "The target table v of the VIEW is not insertable-into"},
+	{"root", "DROP TABLE pdb.v", 1347, "'pdb.v' is not TABLE"},
+
 	// root: everything.
 	{"root", "SELECT * FROM pdb.t JOIN pdb2.x ON t.id = x.id", 0, ""},
 	{"root", "SET GLOBAL query_timeout = 900", 0, ""},
@@ -325,7 +369,10 @@ func checkListings(t *testing.T, addr, phase string) {
 		{"u0", "SHOW DATABASES", []string{"information_schema"}},
 		{"sel", "SHOW DATABASES", []string{"information_schema", "pdb"}},
 		{"sel", "SHOW TABLES FROM pdb", []string{"t"}},
-		{"rd", "SHOW TABLES FROM pdb", []string{"cg", "scratch", "t", "t2"}},
+		{"rd", "SHOW TABLES FROM pdb", []string{"cg", "scratch", "t", "t2", "v"}},
+		{"vsel", "SHOW TABLES FROM pdb", []string{"v"}},
+		{"vsel", "SELECT concat(table_schema, '.', table_name) FROM information_schema.views", []string{"pdb.v"}},
+		{"sel", "SELECT table_name FROM information_schema.views", nil},
 		{"u0", "SELECT table_name FROM information_schema.tables WHERE table_schema NOT IN ('information_schema')", nil},
 		{"sel", "SELECT concat(table_schema, '.', table_name) FROM information_schema.tables WHERE table_schema <> 'information_schema'", []string{"pdb.t"}},
 		{"sel", "SELECT DISTINCT table_name FROM information_schema.columns WHERE table_schema = 'pdb'", []string{"t"}},

@@ -12,7 +12,8 @@ import (
 )
 
 // TestE2EStreamLoad loads CSV and JSON over HTTP as curl would, and checks
-// labels (at most once), all-or-nothing on a bad row, and authentication.
+// labels (at most once), all-or-nothing when a bad row exceeds
+// max_filter_ratio, and authentication.
 func TestE2EStreamLoad(t *testing.T) {
 	s := newServer(t)
 	http := s.HTTPAddr()
@@ -77,30 +78,56 @@ func TestE2EStreamLoad(t *testing.T) {
 		t.Fatalf("JSON rows %q, want %q", got, want)
 	}
 
-	// A bad row anywhere fails the whole load, and its label stays usable.
+	// One bad row among 20,000 good ones (after two batches' worth), under
+	// Doris's default max_filter_ratio 0: a row the load must filter fails
+	// the whole load ("too many filtered rows"), and its label stays
+	// usable. Which rows are filtered is Doris's call: a field count that
+	// is wrong, NULL (\N, or a value that does not convert, outside
+	// strict_mode) into a NOT NULL column, a string too long; a bad value
+	// into a nullable column only under strict_mode (else it loads as NULL).
 	var big bytes.Buffer
 	for i := 100; i < 20100; i++ {
 		big.WriteString(strconv.Itoa(i) + ",n,1.00,2024-03-01\n")
 	}
-	for _, bad := range []struct{ name, row string }{
-		{"bad date", "99999,x,1.00,2024-13-01\n"},
-		{"not a number", "abc,x,1.00,2024-01-01\n"},
-		{"too long", "99999," + strings.Repeat("x", 21) + ",1.00,2024-01-01\n"},
-		{"NULL key", "\\N,x,1.00,2024-01-01\n"},
-		{"too many fields", "99999,x,1.00,2024-01-01,extra\n"},
+	for _, bad := range []struct {
+		name, row string
+		strict    bool
+	}{
+		{"bad date, strict_mode", "99999,x,1.00,2024-13-01\n", true},
+		{"not a number into the NOT NULL key", "abc,x,1.00,2024-01-01\n", false},
+		{"too long", "99999," + strings.Repeat("x", 21) + ",1.00,2024-01-01\n", false},
+		{"NULL key", "\\N,x,1.00,2024-01-01\n", false},
+		{"too many fields", "99999,x,1.00,2024-01-01,extra\n", false},
+		{"too few fields", "99999,x\n", false},
 	} {
-		body := big.String() + bad.row // the bad row comes after two batches' worth of good ones
-		br, err := streamLoad(ctx, http, "sdb", "csv_t", "root", "",
-			map[string]string{"label": "bad-1", "column_separator": ","}, strings.NewReader(body))
+		body := big.String() + bad.row
+		h := map[string]string{"label": "bad-1", "column_separator": ","}
+		if bad.strict {
+			h["strict_mode"] = "true"
+		}
+		br, err := streamLoad(ctx, http, "sdb", "csv_t", "root", "", h, strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if br.Status != "Fail" || br.Message == "" {
+		if br.Status != "Fail" || br.Message != "[DATA_QUALITY_ERROR]too many filtered rows" || br.NumberTotalRows != 20001 ||
+			br.NumberFilteredRows != 1 || br.NumberUnselectedRows != 0 || br.ErrorURL == "" {
 			t.Errorf("%s: load with a bad row: %+v", bad.name, br)
 		}
 		if got := rowsOf("csv_t"); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: failed load left %d rows, want the original %d", bad.name, len(got), len(want))
 		}
+	}
+	// Without strict_mode a date that does not convert loads as NULL into
+	// the nullable column (Doris), and nothing is filtered.
+	mustExec(t, db, `CREATE TABLE sdb.lenient (id INT NOT NULL, name VARCHAR(20), amount DECIMAL(10,2), d DATE)
+	  DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 4 PROPERTIES ("replication_num" = "3")`)
+	lr := mustStreamLoad(t, http, "sdb", "lenient", map[string]string{"column_separator": ","},
+		[]byte(big.String()+"99999,x,1.00,2024-13-01\n"))
+	if lr.NumberLoadedRows != 20001 || lr.NumberFilteredRows != 0 || lr.ErrorURL != "" {
+		t.Errorf("non-strict load of a bad date: %+v", lr)
+	}
+	if got := queryStrings(t, db, "SELECT d FROM sdb.lenient WHERE id = 99999"); len(got) != 1 || got[0][0] != "NULL" {
+		t.Errorf("bad date without strict_mode: %q, want NULL", got)
 	}
 	good := mustStreamLoad(t, http, "sdb", "csv_t", map[string]string{"label": "bad-1", "column_separator": ","}, big.Bytes())
 	if good.NumberLoadedRows != 20000 {

@@ -46,6 +46,9 @@ func (s *Session) explain(ctx context.Context, st *parser.Explain, w wire.Result
 	if !ok {
 		return sqlerr.NotSupportedYet.New("EXPLAIN of this statement")
 	}
+	if d, ok := v.AST.(*sqlparser.Delete); ok {
+		return s.explainDelete(d)
+	}
 	if _, ok := v.AST.(sqlparser.SelectStatement); !ok {
 		return sqlerr.NotSupportedYet.New("EXPLAIN of this statement")
 	}
@@ -95,6 +98,7 @@ func (s *Session) analyze(ctx context.Context, p *planned) ([]string, error) {
 		return nil
 	})
 	root.Close()
+	s.countScans(root)
 	if err != nil {
 		return nil, err
 	}
@@ -109,6 +113,8 @@ func profileLines(p *planned, root op.Operator, rows int64, elapsed time.Duratio
 		return out
 	}
 	pr := prof.Profile()
+	scanRows, scanBytes := pr.Scanned()
+	out = append(out, fmt.Sprintf("  scanned: rows=%d  bytes=%d", scanRows, scanBytes))
 	type agg struct {
 		kind                fragment.NodeKind
 		rows, batches, peak int64

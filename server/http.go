@@ -63,6 +63,7 @@ func (s *Server) httpHandler() http.Handler {
 	// LOAD_PRIV on its table (streamload.go), the colocate admin endpoints
 	// ADMIN_PRIV, /api/profile one's own queries unless ADMIN_PRIV.
 	mux.HandleFunc("PUT /api/{db}/{table}/_stream_load", s.streamLoad)
+	mux.HandleFunc("GET /api/_load_error_log", s.needLogin(s.serveLoadErrorLog))
 	mux.HandleFunc("POST /api/colocate/group_stable", s.needAdmin(s.groupStable(false)))
 	mux.HandleFunc("DELETE /api/colocate/group_stable", s.needAdmin(s.groupStable(true)))
 	mux.HandleFunc("GET /api/profile", s.needLogin(s.profiles.serveList))

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -66,6 +67,11 @@ var isTables = map[string]isTable{
 					str("dynamic"), num(rows), num(avg), num(size), num(0), num(0), num(0), null,
 					str(t.CreateTime.UTC().Format("2006-01-02 15:04:05")), null, null, str("utf8mb4_0900_bin"), null, str(""), str(t.Comment)})
 			})
+			nullI := types.NullDatum(types.BigIntT)
+			is.eachView(func(db string, v *catalog.View) {
+				out = append(out, []types.Datum{str("def"), str(db), str(v.Name), str("VIEW"), null, nullI, null, nullI, nullI, nullI, nullI,
+					nullI, nullI, nullI, str(v.CreateTime.UTC().Format("2006-01-02 15:04:05")), null, null, null, nullI, null, str("VIEW")})
+			})
 			return out
 		},
 	},
@@ -75,36 +81,9 @@ var isTables = map[string]isTable{
 			bc("NUMERIC_PRECISION"), bc("NUMERIC_SCALE"), bc("DATETIME_PRECISION"), vc("CHARACTER_SET_NAME"), vc("COLLATION_NAME"),
 			vc("COLUMN_TYPE"), vc("COLUMN_KEY"), vc("EXTRA"), vc("PRIVILEGES"), vc("COLUMN_COMMENT")},
 		rows: func(is *infoSchema) [][]types.Datum {
-			null := types.NullDatum(types.StringT)
-			nullI := types.NullDatum(types.BigIntT)
 			var out [][]types.Datum
 			is.eachTable(func(db string, t *catalog.Table) {
 				for i, c := range t.Columns {
-					def := null
-					if c.Default != nil {
-						def = str(*c.Default)
-					}
-					nullable := "YES"
-					if !c.Nullable {
-						nullable = "NO"
-					}
-					charLen, octLen, prec, scale, dtPrec := nullI, nullI, nullI, nullI, nullI
-					cs, coll := null, null
-					switch {
-					case c.Type.IsString():
-						l := int64(c.Type.Length)
-						if c.Type.Kind == types.String {
-							l = 2147483643
-						}
-						charLen, octLen = num(l), num(l*4)
-						cs, coll = str("utf8mb4"), str("utf8mb4_0900_bin")
-					case c.Type.Kind == types.Decimal:
-						prec, scale = num(int64(c.Type.Precision)), num(int64(c.Type.Scale))
-					case c.Type.IsInteger():
-						prec, scale = num(int64(map[types.Kind]int{types.TinyInt: 3, types.SmallInt: 5, types.Int: 10, types.BigInt: 19, types.LargeInt: 39}[c.Type.Kind])), num(0)
-					case c.Type.Kind == types.DateTime:
-						dtPrec = num(int64(c.Type.Scale))
-					}
 					key := ""
 					if c.IsKey {
 						if t.Keys == storage.UniqueKeys {
@@ -113,15 +92,29 @@ var isTables = map[string]isTable{
 							key = "DUP"
 						}
 					}
-					out = append(out, []types.Datum{str("def"), str(db), str(t.Name), str(c.Name), num(int64(i + 1)), def, str(nullable),
-						str(dataType(c.Type)), charLen, octLen, prec, scale, dtPrec, cs, coll, str(c.Type.Lower()), str(key), str(""),
-						str("select,insert,update,references"), str(c.Comment)})
+					out = append(out, columnRow(db, t.Name, i, c, key))
+				}
+			})
+			is.eachView(func(db string, v *catalog.View) {
+				for i, c := range v.Columns {
+					out = append(out, columnRow(db, v.Name, i, c, ""))
 				}
 			})
 			return out
 		},
 	},
-	"views":             {cols: []types.Column{vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), vc("VIEW_DEFINITION")}},
+	"views": {
+		cols: []types.Column{vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), vc("VIEW_DEFINITION"), vc("CHECK_OPTION"),
+			vc("IS_UPDATABLE"), vc("DEFINER"), vc("SECURITY_TYPE"), vc("CHARACTER_SET_CLIENT"), vc("COLLATION_CONNECTION")},
+		rows: func(is *infoSchema) [][]types.Datum {
+			var out [][]types.Datum
+			is.eachView(func(db string, v *catalog.View) {
+				out = append(out, []types.Datum{str("def"), str(db), str(v.Name), str(v.Query), str("NONE"), str("NO"),
+					str(v.Definer), str("DEFINER"), str("utf8mb4"), str("utf8mb4_0900_bin")})
+			})
+			return out
+		},
+	},
 	"routines":          {cols: []types.Column{vc("SPECIFIC_NAME"), vc("ROUTINE_CATALOG"), vc("ROUTINE_SCHEMA"), vc("ROUTINE_NAME"), vc("ROUTINE_TYPE")}},
 	"statistics":        {cols: []types.Column{vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), bc("NON_UNIQUE"), vc("INDEX_SCHEMA"), vc("INDEX_NAME"), bc("SEQ_IN_INDEX"), vc("COLUMN_NAME")}},
 	"key_column_usage":  {cols: []types.Column{vc("CONSTRAINT_CATALOG"), vc("CONSTRAINT_SCHEMA"), vc("CONSTRAINT_NAME"), vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), vc("COLUMN_NAME")}},
@@ -136,10 +129,13 @@ var isTables = map[string]isTable{
 	"collations": {cols: []types.Column{vc("COLLATION_NAME"), vc("CHARACTER_SET_NAME"), bc("ID"), vc("IS_DEFAULT"), vc("IS_COMPILED"), bc("SORTLEN")}, rows: func(*infoSchema) [][]types.Datum {
 		return [][]types.Datum{{str("utf8mb4_0900_bin"), str("utf8mb4"), num(309), str("Yes"), str("Yes"), num(1)}}
 	}},
-	"processlist":             {cols: []types.Column{bc("ID"), vc("USER"), vc("HOST"), vc("DB"), vc("COMMAND"), bc("TIME"), vc("STATE"), vc("INFO")}},
-	"user_privileges":         {cols: []types.Column{vc("GRANTEE"), vc("TABLE_CATALOG"), vc("PRIVILEGE_TYPE"), vc("IS_GRANTABLE")}},
-	"schema_privileges":       {cols: []types.Column{vc("GRANTEE"), vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("PRIVILEGE_TYPE"), vc("IS_GRANTABLE")}},
-	"table_privileges":        {cols: []types.Column{vc("GRANTEE"), vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), vc("PRIVILEGE_TYPE"), vc("IS_GRANTABLE")}},
+	"processlist": {cols: []types.Column{bc("ID"), vc("USER"), vc("HOST"), vc("DB"), vc("COMMAND"), bc("TIME"), vc("STATE"), vc("INFO")}},
+	"user_privileges": {cols: []types.Column{vc("GRANTEE"), vc("TABLE_CATALOG"), vc("PRIVILEGE_TYPE"), vc("IS_GRANTABLE")},
+		rows: func(is *infoSchema) [][]types.Datum { return is.privRows(catalog.LevelGlobal) }},
+	"schema_privileges": {cols: []types.Column{vc("GRANTEE"), vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("PRIVILEGE_TYPE"), vc("IS_GRANTABLE")},
+		rows: func(is *infoSchema) [][]types.Datum { return is.privRows(catalog.LevelDB) }},
+	"table_privileges": {cols: []types.Column{vc("GRANTEE"), vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), vc("PRIVILEGE_TYPE"), vc("IS_GRANTABLE")},
+		rows: func(is *infoSchema) [][]types.Datum { return is.privRows(catalog.LevelTable) }},
 	"column_privileges":       {cols: []types.Column{vc("GRANTEE"), vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), vc("COLUMN_NAME"), vc("PRIVILEGE_TYPE"), vc("IS_GRANTABLE")}},
 	"partitions":              {cols: []types.Column{vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), vc("PARTITION_NAME"), bc("TABLE_ROWS")}},
 	"events":                  {cols: []types.Column{vc("EVENT_CATALOG"), vc("EVENT_SCHEMA"), vc("EVENT_NAME")}},
@@ -204,6 +200,56 @@ func (is *infoSchema) eachTable(fn func(db string, t *catalog.Table)) {
 	}
 }
 
+// columnRow is table's column c (ordinal i) as a COLUMNS row.
+func columnRow(db, table string, i int, c catalog.Column, key string) []types.Datum {
+	null := types.NullDatum(types.StringT)
+	nullI := types.NullDatum(types.BigIntT)
+	def := null
+	if c.Default != nil {
+		def = str(*c.Default)
+	}
+	nullable := "YES"
+	if !c.Nullable {
+		nullable = "NO"
+	}
+	charLen, octLen, prec, scale, dtPrec := nullI, nullI, nullI, nullI, nullI
+	cs, coll := null, null
+	switch {
+	case c.Type.IsString():
+		l := int64(c.Type.Length)
+		if c.Type.Kind == types.String {
+			l = 2147483643
+		}
+		charLen, octLen = num(l), num(l*4)
+		cs, coll = str("utf8mb4"), str("utf8mb4_0900_bin")
+	case c.Type.Kind == types.Decimal:
+		prec, scale = num(int64(c.Type.Precision)), num(int64(c.Type.Scale))
+	case c.Type.IsInteger():
+		prec, scale = num(int64(map[types.Kind]int{types.TinyInt: 3, types.SmallInt: 5, types.Int: 10, types.BigInt: 19, types.LargeInt: 39}[c.Type.Kind])), num(0)
+	case c.Type.Kind == types.DateTime:
+		dtPrec = num(int64(c.Type.Scale))
+	}
+	return []types.Datum{str("def"), str(db), str(table), str(c.Name), num(int64(i + 1)), def, str(nullable),
+		str(dataType(c.Type)), charLen, octLen, prec, scale, dtPrec, cs, coll, str(c.Type.Lower()), str(key), str(""),
+		str("select,insert,update,references"), str(c.Comment)}
+}
+
+// eachView calls fn for every view the session may see.
+func (is *infoSchema) eachView(fn func(db string, v *catalog.View)) {
+	a := is.sess.access()
+	for _, d := range is.srv.cat.Databases() {
+		vs, err := is.srv.cat.Views(d.Name)
+		if err != nil {
+			continue
+		}
+		for _, v := range vs {
+			if a.SeesTable(d.Name, v.Name) {
+				fn(d.Name, v)
+			}
+		}
+	}
+}
+
 // dataType is information_schema's DATA_TYPE (lower-case, no length).
 func dataType(t types.T) string {
 	switch t.Kind {
@@ -217,4 +263,83 @@ func dataType(t types.T) string {
 		return "decimal"
 	}
 	return strings.ToLower(t.Kind.String())
+}
+
+// mysqlPrivs are the Doris privileges information_schema lists, under
+// MySQL's names, in Doris's order (fe-core Privilege.privInDorisToMysql:
+// NODE_PRIV, ADMIN_PRIV and GRANT_PRIV have no MySQL name).
+var mysqlPrivs = []struct {
+	p    catalog.Priv
+	name string
+}{{catalog.SelectPriv, "SELECT"}, {catalog.LoadPriv, "INSERT"}, {catalog.AlterPriv, "ALTER"},
+	{catalog.CreatePriv, "CREATE"}, {catalog.DropPriv, "DROP"}, {catalog.UsagePriv, "USAGE"}}
+
+// privRows are USER_PRIVILEGES (LevelGlobal), SCHEMA_PRIVILEGES (LevelDB)
+// or TABLE_PRIVILEGES (LevelTable), built as Doris's
+// Auth.get{Global,Schema,Table}PrivStatus: one row per account and
+// privilege at that level, the account's roles merged in; IS_GRANTABLE is
+// whether the same grant holds GRANT_PRIV; a global ADMIN_PRIV is every
+// privilege, grantable; grants on information_schema are left out. Doris
+// shows every account's grants on the objects the caller may see; here, as
+// in MySQL, a caller that may not list other accounts' grants (SHOW ALL
+// GRANTS: ADMIN_PRIV or GRANT_PRIV on *.*) sees only its own rows — which
+// are all on objects it sees, since a listed privilege shows its object.
+func (is *infoSchema) privRows(level catalog.Level) [][]types.Datum {
+	cat := is.srv.cat
+	all := is.sess.access().Global(catalog.WantGrant)
+	var out [][]types.Datum
+	for _, u := range cat.Users() {
+		if !all && (u.Name != is.sess.acct.user || u.Host != is.sess.acct.host) {
+			continue
+		}
+		grantee := str(fmt.Sprintf("'%s'@'%s'", u.Name, u.Host))
+		add := func(p catalog.Priv, names ...string) {
+			grantable := "NO"
+			if p&catalog.GrantPriv != 0 {
+				grantable = "YES"
+			}
+			if level == catalog.LevelGlobal && p&catalog.AdminPriv != 0 {
+				p, grantable = catalog.AllPriv|catalog.UsagePriv, "YES"
+			}
+			for _, m := range mysqlPrivs {
+				if p&m.p == 0 {
+					continue
+				}
+				row := []types.Datum{grantee, str("def")}
+				for _, n := range names {
+					row = append(row, str(n))
+				}
+				out = append(out, append(row, str(m.name), str(grantable)))
+			}
+		}
+		privs := cat.Access(u.Name, u.Host).Privs
+		switch level {
+		case catalog.LevelGlobal:
+			add(privs.Global)
+		case catalog.LevelDB:
+			for _, db := range sortedNames(privs.DBs) {
+				if !strings.EqualFold(db, "information_schema") {
+					add(privs.DBs[db], db)
+				}
+			}
+		case catalog.LevelTable:
+			for _, db := range sortedNames(privs.Tables) {
+				for _, t := range sortedNames(privs.Tables[db]) {
+					if !strings.EqualFold(db, "information_schema") {
+						add(privs.Tables[db][t], db, t)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

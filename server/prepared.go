@@ -95,7 +95,12 @@ func (s *Session) FieldList(ctx context.Context, table, wildcard string) ([]wire
 	}
 	db, t, err := s.table("", table)
 	if err != nil {
-		return nil, err
+		v, verr := s.srv.cat.View(db, table)
+		if verr != nil {
+			return nil, err
+		}
+		// A view: its columns as last defined (the stored types).
+		t = &catalog.Table{Name: v.Name, Columns: v.Columns}
 	}
 	match := likeMatcher(wildcard)
 	var out []wire.Column

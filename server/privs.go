@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/dolthub/vitess/go/vt/sqlparser"
@@ -89,6 +90,19 @@ func (s *Session) authorize(stmt parser.Statement) error {
 		return s.needTable(a, st.DB, st.Table, catalog.WantShow, "SHOW PARTITIONS")
 	case *parser.ShowCreateTable:
 		return s.needTable(a, st.DB, st.Table, catalog.WantShow, "SHOW CREATE TABLE")
+	case *parser.ShowCreateView:
+		return s.needTable(a, st.DB, st.View, catalog.WantShow, "SHOW CREATE VIEW")
+	case *parser.CreateView:
+		// Doris: CREATE_PRIV for CREATE VIEW, ALTER_PRIV for ALTER VIEW,
+		// and SELECT on what the query reads (again after binding).
+		want, cmd := catalog.WantCreate, "CREATE"
+		if st.Alter {
+			want, cmd = catalog.WantAlter, "ALTER"
+		}
+		if err := s.needTable(a, st.DB, st.Name, want, cmd); err != nil {
+			return err
+		}
+		return s.checkRefs(a, st.Query.AST)
 	case *parser.AlterSystem:
 		return needGlobal(a, catalog.WantNode, "NODE")
 	case *parser.ShowBackends:
@@ -168,6 +182,17 @@ func (s *Session) authorizeVitess(a *catalog.Access, ast sqlparser.Statement) er
 	switch n := ast.(type) {
 	case *sqlparser.Select, *sqlparser.SetOp, *sqlparser.ParenSelect:
 		return s.checkRefs(a, ast)
+	case *sqlparser.Delete:
+		// Doris's DELETE needs LOAD_PRIV on its table (and no SELECT).
+		for _, te := range n.TableExprs {
+			if ate, ok := te.(*sqlparser.AliasedTableExpr); ok {
+				if tn, ok := ate.Expr.(sqlparser.TableName); ok {
+					if err := s.needTable(a, tn.DbQualifier.String(), tn.Name.String(), catalog.WantLoad, "LOAD"); err != nil {
+						return err
+					}
+				}
+			}
+		}
 	case *sqlparser.Insert:
 		if err := s.needTable(a, n.Table.DbQualifier.String(), n.Table.Name.String(), catalog.WantLoad, "LOAD"); err != nil {
 			return err
@@ -192,7 +217,7 @@ func (s *Session) authorizeVitess(a *catalog.Access, ast sqlparser.Statement) er
 	case *sqlparser.DDL:
 		switch n.Action {
 		case sqlparser.DropStr:
-			for _, tn := range n.FromTables {
+			for _, tn := range slices.Concat(n.FromTables, n.FromViews) {
 				if err := s.needTable(a, tn.DbQualifier.String(), tn.Name.String(), catalog.WantDrop, "DROP"); err != nil {
 					return err
 				}
@@ -297,14 +322,21 @@ func (s *Session) checkRefs(a *catalog.Access, node sqlparser.SQLNode) error {
 	return nil
 }
 
-// checkReads requires SELECT on every table the bound plan n scans.
+// checkReads requires SELECT on every table the bound plan n scans, or on
+// the view through which it scans it (Doris checks a view, not its tables).
 func (s *Session) checkReads(n logical.Node) error {
 	return s.checkScans(s.access(), n)
 }
 
 func (s *Session) checkScans(a *catalog.Access, n logical.Node) error {
-	if sc, ok := n.(*logical.Scan); ok && !a.Table(sc.DB, sc.Table.Name, catalog.WantSelect) {
-		return s.tableDenied("SELECT", sc.DB, sc.Table.Name)
+	if sc, ok := n.(*logical.Scan); ok {
+		db, name := sc.DB, sc.Table.Name
+		if sc.View != "" {
+			db, name = sc.ViewDB, sc.View
+		}
+		if !a.Table(db, name, catalog.WantSelect) {
+			return s.tableDenied("SELECT", db, name)
+		}
 	}
 	for _, in := range n.Inputs() {
 		if err := s.checkScans(a, in); err != nil {

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -51,6 +50,11 @@ func (s *Session) planQuery(st *parser.Vitess, params []types.Datum) (*planned, 
 	if !ok {
 		return nil, sqlerr.Assertf("not a query: %T", st.AST)
 	}
+	if params == nil {
+		if err := noPlaceholder(sel); err != nil {
+			return nil, err
+		}
+	}
 	bc := s.bindContext(params)
 	bc.Hints = st.Hints
 	q, err := newBinderCtx(bc).BindSelect(sel)
@@ -58,6 +62,9 @@ func (s *Session) planQuery(st *parser.Vitess, params []types.Datum) (*planned, 
 		return nil, err
 	}
 	if err := s.checkReads(q.Plan); err != nil {
+		return nil, err
+	}
+	if err := s.txnReads(q.Plan); err != nil {
 		return nil, err
 	}
 	s.hook("plan", st.Text)
@@ -72,18 +79,36 @@ func (s *Session) planQuery(st *parser.Vitess, params []types.Datum) (*planned, 
 	case !errors.Is(err, physical.ErrNotDistributable):
 		return nil, err
 	}
-	plan, err := physical.Plan(q.Plan, out)
+	plan, err := physical.PlanCtx(s.statementContext(), q.Plan, out)
 	if err != nil {
 		return nil, err
 	}
 	return &planned{q: q, plan: plan}, nil
 }
 
+// noPlaceholder refuses a query or INSERT that holds a placeholder outside
+// a prepared statement (COM_QUERY), as MySQL does: the binder leaves it a
+// parameter that nothing binds (it failed evaluating, 1105 "unbound
+// parameter").
+func noPlaceholder(n sqlparser.SQLNode) error {
+	found := false
+	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+		if v, ok := node.(*sqlparser.SQLVal); ok && v.Type == sqlparser.ValArg {
+			found = true
+		}
+		return !found, nil
+	}, n)
+	if found {
+		return sqlerr.ParseError.New("You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '?'")
+	}
+	return nil
+}
+
 // start runs a plan and returns its root operator.
 func (s *Session) start(ctx context.Context, plan *fragment.Plan) (op.Operator, error) {
 	now := time.Now()
 	// exec_mem_limit bounds what this query's stateful operators hold here.
-	env := &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: now},
+	env := &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: now, Ctx: ctx},
 		Tracker: op.NewMemTracker(s.vars.int("exec_mem_limit"))}
 	s.mu.Lock()
 	id := s.queryID
@@ -103,6 +128,7 @@ func (s *Session) query(ctx context.Context, st *parser.Vitess, params []types.D
 		return err
 	}
 	start := time.Now()
+	defer s.countScans(root) // after the Close below
 	defer root.Close()
 	if err := w.WriteColumns(outputColumns(q.Outputs)); err != nil {
 		return err
@@ -130,22 +156,32 @@ func outputColumns(outs []bind.Output) []wire.Column {
 }
 
 // insert runs INSERT ... VALUES / SELECT as one load transaction.
-func (s *Session) insert(ctx context.Context, text string, n *sqlparser.Insert, params []types.Datum, w wire.ResultWriter) error {
+func (s *Session) insert(ctx context.Context, st *parser.Vitess, n *sqlparser.Insert, params []types.Datum, w wire.ResultWriter) error {
+	text := st.Text
+	if params == nil {
+		if err := noPlaceholder(n); err != nil {
+			return err
+		}
+	}
 	ins, err := newBinder(s, params).BindInsert(n)
 	if err != nil {
 		return err
 	}
+	ins.Label = st.Label
 	if !s.access().Table(ins.DB, ins.Table.Name, catalog.WantLoad) {
 		return s.tableDenied("LOAD", ins.DB, ins.Table.Name)
 	}
 	if err := s.checkReads(ins.Source); err != nil {
 		return err
 	}
+	if err := s.txnReads(ins.Source); err != nil {
+		return err
+	}
 	cols := make([]types.Column, len(ins.Table.Columns))
 	for i, c := range ins.Table.Columns {
 		cols[i] = c.Column
 	}
-	plan, err := physical.Plan(ins.Source, logical.TypedColumns(ins.Source.Columns()))
+	plan, err := physical.PlanCtx(ctx, ins.Source, logical.TypedColumns(ins.Source.Columns()))
 	if err != nil {
 		return err
 	}
@@ -153,10 +189,11 @@ func (s *Session) insert(ctx context.Context, text string, n *sqlparser.Insert, 
 	if err != nil {
 		return err
 	}
+	defer s.countScans(root) // after the Close below
 	defer root.Close()
 	from := logical.TypedColumns(ins.Source.Columns())
 	row := 1
-	res, err := s.srv.coord.Load(ctx, ins.DB, ins.Table, ins.Label, func(yield func(arrow.Record) error) error {
+	res, info, err := s.load(ctx, ins.DB, ins.Table, ins.Label, func(yield func(arrow.Record) error) error {
 		return op.Drain(ctx, root, func(rec arrow.Record) error {
 			s.hook("rows", text)
 			out, err := toStorage(rec, from, cols, row)
@@ -171,6 +208,5 @@ func (s *Session) insert(ctx context.Context, text string, n *sqlparser.Insert, 
 	if err != nil {
 		return err
 	}
-	return w.WriteOK(wire.OK{AffectedRows: uint64(res.Rows),
-		Info: fmt.Sprintf("{'label':'%s', 'status':'VISIBLE', 'txnId':'%d'}", res.Label, res.Txn)})
+	return w.WriteOK(wire.OK{AffectedRows: uint64(res.Rows), Info: info})
 }

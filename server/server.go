@@ -64,6 +64,8 @@ type Server struct {
 	start    time.Time
 	metrics  *metrics
 	profiles profiles
+	// loadErrors keeps stream loads' rejected rows (streamload_errlog.go).
+	loadErrors loadErrorLogs
 
 	mu       sync.Mutex
 	sessions map[uint32]*Session

@@ -69,6 +69,9 @@ type Session struct {
 	diag     []diagEntry
 	keepDiag bool
 	stmtRes  *stmtResult
+	// txn is the open multi-statement transaction (txn.go); only the
+	// connection's goroutine touches it.
+	txn *sessionTxn
 }
 
 // InitDB implements wire.Session (COM_INIT_DB and USE). The account
@@ -103,6 +106,8 @@ func (s *Session) Close() {
 		s.cancel()
 	}
 	s.mu.Unlock()
+	// A transaction the client did not commit is rolled back, as in Doris.
+	s.endTxn(false, "connection closed")
 }
 
 // Query implements wire.Session: each statement of a multi-statement text

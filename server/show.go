@@ -74,7 +74,7 @@ func (s *Session) show(ctx context.Context, n *sqlparser.Show, w wire.ResultWrit
 		if err != nil {
 			return err
 		}
-		names, err := s.tableNames(db)
+		names, views, err := s.tableNames(db)
 		if err != nil {
 			return err
 		}
@@ -88,7 +88,9 @@ func (s *Session) show(ctx context.Context, n *sqlparser.Show, w wire.ResultWrit
 				continue
 			}
 			r := []types.Datum{str(t)}
-			if n.Full {
+			if n.Full && views[t] {
+				r = append(r, str("VIEW"))
+			} else if n.Full {
 				r = append(r, str("BASE TABLE"))
 			}
 			rows = append(rows, r)
@@ -205,22 +207,36 @@ func (s *Session) databaseNames() []string {
 	return names
 }
 
-func (s *Session) tableNames(db string) ([]string, error) {
+// tableNames lists the tables and views of db the session may see, sorted;
+// views says which names are views.
+func (s *Session) tableNames(db string) (names []string, views map[string]bool, err error) {
 	if strings.EqualFold(db, "information_schema") {
-		return infoSchemaTables(), nil
+		return infoSchemaTables(), nil, nil
 	}
 	ts, err := s.srv.cat.Tables(db)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	vs, err := s.srv.cat.Views(db)
+	if err != nil {
+		return nil, nil, err
 	}
 	a := s.access()
-	out := make([]string, 0, len(ts))
+	out := make([]string, 0, len(ts)+len(vs))
 	for _, t := range ts {
 		if a.SeesTable(db, t.Name) {
 			out = append(out, t.Name)
 		}
 	}
-	return out, nil
+	views = map[string]bool{}
+	for _, v := range vs {
+		if a.SeesTable(db, v.Name) {
+			out = append(out, v.Name)
+			views[v.Name] = true
+		}
+	}
+	sort.Strings(out)
+	return out, views, nil
 }
 
 func (s *Session) table(db, name string) (string, *catalog.Table, error) {
@@ -233,8 +249,11 @@ func (s *Session) table(db, name string) (string, *catalog.Table, error) {
 }
 
 func (s *Session) describe(db, name string, full bool, w wire.ResultWriter) error {
-	_, t, err := s.table(db, name)
+	db, t, err := s.table(db, name)
 	if err != nil {
+		if v, verr := s.srv.cat.View(db, name); verr == nil {
+			return s.describeView(db, v, w)
+		}
 		return err
 	}
 	cols := []wire.Column{strCol("Field"), strCol("Type"), strCol("Null"), strCol("Key"), strCol("Default"), strCol("Extra")}
@@ -332,6 +351,19 @@ func (s *Session) showTableStatus(db string, match func(string) bool, w wire.Res
 			null, num(0), num(0), null, str(t.CreateTime.UTC().Format("2006-01-02 15:04:05")), null, null,
 			str("utf8mb4_0900_bin"), null, str(""), str(t.Comment)})
 	}
+	// A view's row is NULL but for its name and the comment VIEW, as MySQL's.
+	vs, err := s.srv.cat.Views(db)
+	if err != nil {
+		return err
+	}
+	nullI := types.NullDatum(types.BigIntT)
+	for _, v := range vs {
+		if match(v.Name) && a.SeesTable(db, v.Name) {
+			rows = append(rows, []types.Datum{str(v.Name), null, nullI, null, nullI, nullI, nullI, nullI, nullI, nullI,
+				nullI, null, null, null, null, null, null, str("VIEW")})
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i][0].S < rows[j][0].S })
 	return writeTable(w, cols, rows)
 }
 

@@ -12,8 +12,11 @@ import (
 )
 
 func (s *Session) showCreateTable(db, name string, w wire.ResultWriter) error {
-	_, t, err := s.table(db, name)
+	db, t, err := s.table(db, name)
 	if err != nil {
+		if v, verr := s.srv.cat.View(db, name); verr == nil {
+			return writeView(w, v) // MySQL answers for a view in the view's form
+		}
 		return err
 	}
 	return writeTable(w, []wire.Column{strCol("Table"), strCol("Create Table")},

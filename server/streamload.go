@@ -3,20 +3,16 @@ package server
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
@@ -46,6 +42,9 @@ type streamLoadResp struct {
 	ReadDataTimeMs         int64  `json:"ReadDataTimeMs"`
 	WriteDataTimeMs        int64  `json:"WriteDataTimeMs"`
 	CommitAndPublishTimeMs int64  `json:"CommitAndPublishTimeMs"`
+	// ErrorURL serves the rejected rows and why (GET, same login).
+	ErrorURL      string `json:"ErrorURL,omitempty"`
+	FirstErrorMsg string `json:"FirstErrorMsg,omitempty"`
 }
 
 // loadIdleTimeout is how long a stream load may wait for its next bytes: a
@@ -53,16 +52,21 @@ type streamLoadResp struct {
 const loadIdleTimeout = 60 * time.Second
 
 // countingReader counts the bytes of the load body and renews the idle
-// read deadline before every read.
+// read deadline before every read (never past the load's timeout).
 type countingReader struct {
-	r  io.Reader
-	rc *http.ResponseController
-	n  int64
+	r        io.Reader
+	rc       *http.ResponseController
+	n        int64
+	deadline time.Time // the load's timeout (zero: none)
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	if c.rc != nil {
-		_ = c.rc.SetReadDeadline(time.Now().Add(loadIdleTimeout))
+		d := time.Now().Add(loadIdleTimeout)
+		if !c.deadline.IsZero() && c.deadline.Before(d) {
+			d = c.deadline
+		}
+		_ = c.rc.SetReadDeadline(d)
 	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
@@ -118,6 +122,7 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusOK, sqlerr.As(err).Message)
 		return
 	}
+	resp.Comment = parser.comment
 	body := &countingReader{r: r.Body, rc: http.NewResponseController(w)}
 	// The load does not follow the request's context: Go's server cancels
 	// it as soon as the client half-closes its side after the body, while
@@ -126,17 +131,51 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 	// fails the body's read (unexpected EOF, or the idle deadline), which
 	// aborts the transaction; a body read to its end is loaded whole.
 	ctx := context.WithoutCancel(r.Context())
-	var total int64
+	if parser.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, parser.timeout)
+		defer cancel()
+		body.deadline, _ = ctx.Deadline()
+	}
 	res, err := s.coord.Load(ctx, db, t, resp.Label, func(yield func(arrow.Record) error) error {
-		return pipeline(ctx, func(emit func(loadWork) error) error {
+		err := pipeline(ctx, func(emit func(loadWork) error) error {
 			return parser.parse(ctx, body, emit)
 		}, func(rec arrow.Record) error {
-			total += rec.NumRows()
+			if rec.NumRows() == 0 {
+				return nil
+			}
 			return yield(rec)
 		})
+		if err != nil {
+			return err
+		}
+		// Doris's data quality gate (stream_load_executor.cpp): the
+		// filtered share of the rows the where condition kept.
+		if sel := parser.total.Load() - parser.unselected.Load(); sel > 0 &&
+			float64(parser.filtered.Load())/float64(sel) > parser.maxRatio {
+			return tooManyFiltered()
+		}
+		return nil
 	})
+	if ctx.Err() == context.DeadlineExceeded && err != nil {
+		err = sqlerr.Doris.New(fmt.Sprintf("[TIMEOUT]stream load timed out: it ran past its timeout of %d seconds", int(parser.timeout/time.Second)))
+	}
 	resp.LoadBytes = body.n
-	resp.NumberTotalRows = total
+	resp.NumberTotalRows = parser.total.Load()
+	resp.NumberFilteredRows = parser.filtered.Load()
+	resp.NumberUnselectedRows = parser.unselected.Load()
+	resp.NumberLoadedRows = parser.loaded.Load()
+	if resp.NumberFilteredRows > 0 {
+		lines := parser.errs.lines()
+		if len(lines) > 0 {
+			resp.FirstErrorMsg = strings.TrimPrefix(lines[0], "Reason: ")
+		}
+		if name, serr := s.loadErrors.save(s.cfg.DataDir, loadErrorMeta{DB: db, Table: t.Name, User: a.User}, lines); serr != nil {
+			s.log.Warn("stream load error log", "label", resp.Label, "err", serr)
+		} else {
+			resp.ErrorURL = "http://" + r.Host + "/api/_load_error_log?file=" + name
+		}
+	}
 	if err != nil {
 		fail(http.StatusOK, sqlerr.As(err).Message)
 		return
@@ -152,6 +191,11 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
+// tooManyFiltered fails a load whose filtered rows exceed
+// max_filter_ratio, in Doris's words ("Do not modify the error message
+// here, … some users may rely on this error message").
+func tooManyFiltered() error { return sqlerr.Doris.New("[DATA_QUALITY_ERROR]too many filtered rows") }
+
 func tableTypes(t *catalog.Table) []types.Column {
 	out := make([]types.Column, len(t.Columns))
 	for i, c := range t.Columns {
@@ -160,166 +204,19 @@ func tableTypes(t *catalog.Table) []types.Column {
 	return out
 }
 
-// loadParser turns a CSV or JSON body into batches of the table's columns
-// as strings (typed later, strictly, by toStorage).
-type loadParser struct {
-	t       *catalog.Table
-	format  string
-	sep     []byte
-	lineSep byte
-	// fileCols[i] = table column index of the i-th field of a row (-1: skip).
-	fileCols   []int
-	stripOuter bool
-	from       []types.Column // all string columns
-	to         []types.Column // the table's columns
-	schema     *arrow.Schema  // of to
-	defaults   []*string
-	// chunkHint is the byte size of the last CSV chunk, to size the next;
-	// strHint[i] that of string column i's bytes in the last typed batch.
-	chunkHint int
-	strHint   []atomic.Int64
-	// dataHint[i]: column i's string bytes in the last batch, so the next
-	// batch's builders are sized once instead of growing (and zeroing)
-	// their buffers step by step.
-	dataHint []int
-}
-
-func newLoadParser(h http.Header, t *catalog.Table) (*loadParser, error) {
-	p := &loadParser{t: t, format: strings.ToLower(h.Get("format")), sep: []byte("\t"), lineSep: '\n'}
-	if p.format == "" {
-		p.format = "csv"
-	}
-	if v := h.Get("column_separator"); v != "" {
-		p.sep = []byte(unescapeSep(v))
-	}
-	if v := h.Get("line_delimiter"); v != "" {
-		d := unescapeSep(v)
-		if len(d) != 1 {
-			return nil, sqlerr.Doris.New("line_delimiter must be one byte")
-		}
-		p.lineSep = d[0]
-	}
-	p.stripOuter = strings.EqualFold(h.Get("strip_outer_array"), "true")
-	if v := h.Get("columns"); v != "" {
-		for _, name := range strings.Split(v, ",") {
-			name = strings.Trim(strings.TrimSpace(name), "`")
-			ci := t.ColumnIndex(name)
-			if ci < 0 {
-				return nil, sqlerr.BadField.New(name, "columns")
-			}
-			p.fileCols = append(p.fileCols, ci)
-		}
-	} else {
-		for i := range t.Columns {
-			p.fileCols = append(p.fileCols, i)
-		}
-	}
-	for _, c := range t.Columns {
-		p.from = append(p.from, types.Column{Name: c.Name, Type: types.StringT, Nullable: true})
-		p.defaults = append(p.defaults, c.Default)
-	}
-	p.to = tableTypes(t)
-	p.strHint = make([]atomic.Int64, len(t.Columns))
-	p.schema = types.ArrowSchema(p.to)
-	if p.format != "csv" && p.format != "json" {
-		return nil, sqlerr.Doris.New("unsupported format " + p.format)
-	}
-	return p, nil
-}
-
-func unescapeSep(s string) string {
-	switch s {
-	case `\t`:
-		return "\t"
-	case `\n`:
-		return "\n"
-	case `\x01`:
-		return "\x01"
-	}
-	if strings.HasPrefix(s, `\x`) && len(s) == 4 {
-		if v, err := strconv.ParseUint(s[2:], 16, 8); err == nil {
-			return string([]byte{byte(v)})
-		}
-	}
-	return s
-}
-
-// batch accumulates string columns.
-type batch struct {
-	p     *loadParser
-	bs    []*array.StringBuilder
-	set   []bool
-	rows  int
-	first int
-}
-
-func (p *loadParser) newBatch(first int) *batch {
-	b := &batch{p: p, first: first, set: make([]bool, len(p.t.Columns))}
-	for i := range p.t.Columns {
-		sb := array.NewStringBuilder(memory.DefaultAllocator)
-		sb.Reserve(loadBatchRows)
-		if i < len(p.dataHint) && p.dataHint[i] > 0 {
-			sb.ReserveData(p.dataHint[i] + p.dataHint[i]/8)
-		}
-		b.bs = append(b.bs, sb)
-	}
-	return b
-}
-
-// endRow fills the columns the row did not set with their defaults.
-func (b *batch) endRow() {
-	for i, ok := range b.set {
-		if !ok {
-			if d := b.p.defaults[i]; d != nil {
-				b.bs[i].Append(*d)
-			} else {
-				b.bs[i].AppendNull()
-			}
-		}
-		b.set[i] = false
-	}
-	b.rows++
-}
-
-func (b *batch) record() arrow.Record {
-	cols := make([]arrow.Array, len(b.bs))
-	if len(b.p.dataHint) != len(b.bs) {
-		b.p.dataHint = make([]int, len(b.bs))
-	}
-	for i, sb := range b.bs {
-		b.p.dataHint[i] = sb.DataLen()
-		cols[i] = sb.NewArray()
-		sb.Release()
-	}
-	rec := array.NewRecord(types.ArrowSchema(b.p.from), cols, int64(b.rows))
-	for _, c := range cols {
-		c.Release()
-	}
-	return rec
-}
-
-// loadWork turns one parsed piece of the body into a typed batch; the
-// pipeline runs several at once.
+// loadWork turns one parsed piece of the body into the rows to load (a
+// typed batch, mapped and filtered); the pipeline runs several at once.
 type loadWork func() (arrow.Record, error)
 
 func (p *loadParser) parse(ctx context.Context, r io.Reader, emit func(loadWork) error) error {
+	r, err := p.body(r)
+	if err != nil {
+		return err
+	}
 	if p.format == "json" {
 		return p.parseJSON(ctx, r, emit)
 	}
 	return p.parseCSV(ctx, r, emit)
-}
-
-// flush hands a string batch (JSON) to the pipeline, to be cast there.
-func (p *loadParser) flush(b *batch, emit func(loadWork) error) error {
-	rec := b.record()
-	if rec.NumRows() == 0 {
-		rec.Release()
-		return nil
-	}
-	return emit(func() (arrow.Record, error) {
-		defer rec.Release()
-		return toStorage(rec, p.from, p.to, b.first)
-	})
 }
 
 // parseCSV cuts the body into chunks of loadBatchRows non-empty lines; the
@@ -337,8 +234,15 @@ func (p *loadParser) parseCSV(ctx context.Context, r io.Reader, emit func(loadWo
 		p.chunkHint = len(c.data)
 		chunk = csvChunk{first: row, data: make([]byte, 0, p.chunkHint+p.chunkHint/8+4096)}
 		rows = 0
-		return emit(func() (arrow.Record, error) { return p.parseChunk(c, n) })
+		return emit(func() (arrow.Record, error) {
+			b, err := p.parseChunk(c, n)
+			if err != nil {
+				return nil, err
+			}
+			return p.finish(b)
+		})
 	}
+	skip := p.skipLines
 	for {
 		line, err := br.ReadSlice(p.lineSep)
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -349,6 +253,11 @@ func (p *loadParser) parseCSV(ctx context.Context, r io.Reader, emit func(loadWo
 				full = append(full, line...)
 			}
 			line = full
+		}
+		if skip > 0 && len(line) > 0 {
+			// skip_lines (or csv_with_names's header) are not rows.
+			skip--
+			line = nil
 		}
 		if len(line) > 0 {
 			chunk.data = append(chunk.data, line...)
@@ -391,122 +300,6 @@ func emptyLine(line []byte, sep byte) bool {
 		n--
 	}
 	return n == 0
-}
-
-func (p *loadParser) parseJSON(ctx context.Context, r io.Reader, emit func(loadWork) error) error {
-	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<20))
-	dec.UseNumber()
-	row := 1
-	b := p.newBatch(row)
-	add := func(obj map[string]any) error {
-		for k, v := range obj {
-			ci := p.t.ColumnIndex(k)
-			if ci < 0 {
-				continue
-			}
-			switch x := v.(type) {
-			case nil:
-				b.bs[ci].AppendNull()
-			case string:
-				b.bs[ci].Append(x)
-			case json.Number:
-				b.bs[ci].Append(x.String())
-			case bool:
-				if x {
-					b.bs[ci].Append("1")
-				} else {
-					b.bs[ci].Append("0")
-				}
-			default:
-				enc, _ := json.Marshal(x)
-				b.bs[ci].Append(string(enc))
-			}
-			b.set[ci] = true
-		}
-		b.endRow()
-		row++
-		if b.rows == loadBatchRows {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := p.flush(b, emit); err != nil {
-				return err
-			}
-			b = p.newBatch(row)
-		}
-		return nil
-	}
-	if p.stripOuter {
-		tok, err := dec.Token()
-		if err != nil {
-			return sqlerr.Doris.New("bad JSON: " + err.Error())
-		}
-		if d, ok := tok.(json.Delim); !ok || d != '[' {
-			return sqlerr.Doris.New("JSON data is not an array-object, strip_outer_array must be TRUE")
-		}
-		for dec.More() {
-			var obj map[string]any
-			if err := dec.Decode(&obj); err != nil {
-				return jsonRowErr(row, err, true)
-			}
-			if err := add(obj); err != nil {
-				return err
-			}
-		}
-	} else {
-		for {
-			var obj map[string]any
-			err := dec.Decode(&obj)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return jsonRowErr(row, err, false)
-			}
-			if err := add(obj); err != nil {
-				return err
-			}
-		}
-	}
-	return p.flush(b, emit)
-}
-
-// jsonRowErr says why row of a JSON load could not be read, in terms of
-// the data: a value of the wrong shape names the shape expected and the
-// one found (encoding/json's own text names Go types).
-func jsonRowErr(row int, err error, inArray bool) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		msg := fmt.Sprintf("bad JSON at row %d: expected an object of column names and values, got %s", row, jsonShape(te.Value))
-		if te.Value == "array" && !inArray {
-			msg += " (to load an array of objects, set the header strip_outer_array: true)"
-		}
-		return sqlerr.Doris.New(msg)
-	}
-	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		return sqlerr.Doris.New(fmt.Sprintf("bad JSON at row %d (byte %d): %v", row, syn.Offset, err))
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return sqlerr.Doris.New(fmt.Sprintf("bad JSON at row %d: the data ends inside a value", row))
-	}
-	return sqlerr.Doris.New(fmt.Sprintf("bad JSON at row %d: %v", row, err))
-}
-
-// jsonShape names a JSON value kind as UnmarshalTypeError.Value gives it.
-func jsonShape(v string) string {
-	switch v {
-	case "array":
-		return "an array"
-	case "object":
-		return "an object"
-	case "number", "string", "bool":
-		return "a " + v
-	}
-	if strings.HasPrefix(v, "number") {
-		return "a number"
-	}
-	return v
 }
 
 // loadConverters is how many goroutines turn parsed pieces into typed

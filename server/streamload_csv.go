@@ -15,22 +15,50 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/dorisgo/dorisgo/sql/eval"
-	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
 
 // CSV fields are parsed straight into typed columns, with the strict load
 // rules of toStorage: each column has a fast path for the usual text of
 // its type, and any other text goes through eval.CastStrict on that one
-// value, so what is accepted, the value stored and the error (message and
-// row number) are exactly those of the string-then-cast path. Types
-// without a fast path keep that path for the whole batch.
+// value, so what is accepted and the value stored are exactly those of the
+// string-then-cast path (castRows). Types without a fast path keep that
+// path for the whole batch. A value the cast refuses does not fail the
+// batch: it is stored as NULL and reported (a fault), and the row's fate
+// is decided later with Doris's rules (loadParser.finish).
+
+// fault is what went wrong with one value of a row, or with the row.
+type fault uint8
+
+const (
+	faultNone fault = iota
+	// faultBadValue: the text is no value of the column's type (stored as
+	// NULL; under strict_mode the row is filtered).
+	faultBadValue
+	// faultTooLong: a string longer than its column (stored as is; the
+	// row is filtered).
+	faultTooLong
+	// faultNull: NULL for a NOT NULL column (the row is filtered).
+	faultNull
+	// faultStrict: faultBadValue under strict_mode.
+	faultStrict
+	// faultFields: a row with too few or too many fields.
+	faultFields
+)
 
 // colParser accumulates one column of a batch.
 type colParser interface {
-	add(field []byte, row int) error
-	addNull(row int) error
-	finish(firstRow int) (arrow.Array, error)
+	// add appends field's value; a value it cannot convert is stored as
+	// NULL (faultBadValue), a too long string as is (faultTooLong).
+	add(field []byte) fault
+	// addNull appends NULL (faultNull for a NOT NULL column).
+	addNull() fault
+	// pad appends a placeholder for a row that will not be loaded.
+	pad()
+	// finish returns the column; bad learns the rows (0-based) and texts
+	// of the values a column converting at the end found bad (stored as
+	// NULL).
+	finish(bad func(row int, text string)) (arrow.Array, error)
 }
 
 // bytesStr views b as a string without copying; the result must not outlive b.
@@ -130,29 +158,30 @@ func newIntParseCol[T int8 | int16 | int32 | int64](c types.Column, rows int, lo
 	return &intParseCol[T]{fixedCol: newFixed[T](c, rows, nil), lo: lo, hi: hi}
 }
 
-func (f *intParseCol[T]) add(field []byte, row int) error {
+func (f *intParseCol[T]) add(field []byte) fault {
 	if v, ok := parseInt(field, f.lo, f.hi); ok {
 		if f.mask.bits != nil {
 			f.mask.set(len(f.vals), true)
 		}
 		f.vals = append(f.vals, T(v))
-		return nil
+		return faultNone
 	}
-	return f.slow(field, row)
+	return f.slow(field)
 }
 
-// castOne converts one field the slow, exact way.
-func castOne(c types.Column, field []byte, row int) (arrow.Array, error) {
+// castOne converts one field the slow, exact way; nil if the strict cast
+// refuses it.
+func castOne(c types.Column, field []byte) arrow.Array {
 	sb := array.NewStringBuilder(memory.DefaultAllocator)
 	sb.Append(string(field))
 	arr := sb.NewArray()
 	sb.Release()
 	defer arr.Release()
-	out, err := eval.CastStrict(arr, types.StringT, c.Type, c.Name, row, memory.DefaultAllocator)
+	out, err := eval.CastStrict(arr, types.StringT, c.Type, c.Name, 1, memory.DefaultAllocator)
 	if err != nil {
-		return nil, err
+		return nil
 	}
-	return out, nil
+	return out
 }
 
 // nullMask tracks validity lazily: no bitmap until the first NULL.
@@ -187,8 +216,6 @@ func (m *nullMask) buffer() *memory.Buffer {
 	return memory.NewBufferBytes(m.bits)
 }
 
-func badNull(c types.Column) error { return sqlerr.BadNull.New(c.Name) }
-
 // fixedCol is a fixed-width column with a fast parser.
 type fixedCol[T arrow.FixedWidthType] struct {
 	col   types.Column
@@ -201,44 +228,49 @@ func newFixed[T arrow.FixedWidthType](c types.Column, rows int, parse func([]byt
 	return &fixedCol[T]{col: c, vals: make([]T, 0, rows), parse: parse}
 }
 
-func (f *fixedCol[T]) add(field []byte, row int) error {
+func (f *fixedCol[T]) add(field []byte) fault {
 	if v, ok := f.parse(field); ok {
 		if f.mask.bits != nil {
 			f.mask.set(len(f.vals), true)
 		}
 		f.vals = append(f.vals, v)
-		return nil
+		return faultNone
 	}
-	return f.slow(field, row)
+	return f.slow(field)
 }
 
-// slow appends what eval.CastStrict makes of field (or its error).
-func (f *fixedCol[T]) slow(field []byte, row int) error {
-	out, err := castOne(f.col, field, row)
-	if err != nil {
-		return err
+// slow appends what eval.CastStrict makes of field (NULL if it refuses).
+func (f *fixedCol[T]) slow(field []byte) fault {
+	out := castOne(f.col, field)
+	if out == nil {
+		f.pad()
+		return faultBadValue
 	}
 	defer out.Release()
 	if out.IsNull(0) {
-		return f.addNull(row)
+		return f.addNull()
 	}
 	vals := arrow.GetData[T](out.Data().Buffers()[1].Bytes())
 	f.mask.set(len(f.vals), true)
 	f.vals = append(f.vals, vals[out.Data().Offset()])
-	return nil
+	return faultNone
 }
 
-func (f *fixedCol[T]) addNull(int) error {
+func (f *fixedCol[T]) addNull() fault {
+	f.pad()
 	if !f.col.Nullable {
-		return badNull(f.col)
+		return faultNull
 	}
+	return faultNone
+}
+
+func (f *fixedCol[T]) pad() {
 	f.mask.set(len(f.vals), false)
 	var zero T
 	f.vals = append(f.vals, zero)
-	return nil
 }
 
-func (f *fixedCol[T]) finish(int) (arrow.Array, error) {
+func (f *fixedCol[T]) finish(func(int, string)) (arrow.Array, error) {
 	n := len(f.vals)
 	data := array.NewData(f.col.Type.Arrow(), n,
 		[]*memory.Buffer{f.mask.buffer(), memory.NewBufferBytes(arrow.GetBytes(f.vals))}, nil, f.mask.nulls, 0)
@@ -257,26 +289,30 @@ type stringCol struct {
 	mask    nullMask
 }
 
-func (s *stringCol) add(field []byte, row int) error {
-	if s.maxLen > 0 && len(field) > s.maxLen && utf8.RuneCount(field) > s.maxLen {
-		return sqlerr.DataTooLong.New(s.col.Name, row)
-	}
+func (s *stringCol) add(field []byte) fault {
 	s.mask.set(len(s.offsets)-1, true)
 	s.data = append(s.data, field...)
 	s.offsets = append(s.offsets, int32(len(s.data)))
-	return nil
+	if s.maxLen > 0 && len(field) > s.maxLen && utf8.RuneCount(field) > s.maxLen {
+		return faultTooLong
+	}
+	return faultNone
 }
 
-func (s *stringCol) addNull(int) error {
+func (s *stringCol) addNull() fault {
+	s.pad()
 	if !s.col.Nullable {
-		return badNull(s.col)
+		return faultNull
 	}
+	return faultNone
+}
+
+func (s *stringCol) pad() {
 	s.mask.set(len(s.offsets)-1, false)
 	s.offsets = append(s.offsets, int32(len(s.data)))
-	return nil
 }
 
-func (s *stringCol) finish(int) (arrow.Array, error) {
+func (s *stringCol) finish(func(int, string)) (arrow.Array, error) {
 	n := len(s.offsets) - 1
 	if s.hint != nil {
 		s.hint.Store(int64(len(s.data)))
@@ -295,100 +331,93 @@ type castCol struct {
 	b   *array.StringBuilder
 }
 
-func (c *castCol) add(field []byte, _ int) error {
+func (c *castCol) add(field []byte) fault {
 	c.b.BinaryBuilder.Append(field)
-	return nil
+	return faultNone
 }
 
-func (c *castCol) addNull(int) error {
+func (c *castCol) addNull() fault {
 	c.b.AppendNull()
-	return nil
+	if !c.col.Nullable {
+		return faultNull
+	}
+	return faultNone
 }
 
-func (c *castCol) finish(firstRow int) (arrow.Array, error) {
+func (c *castCol) pad() { c.b.AppendNull() }
+
+func (c *castCol) finish(bad func(int, string)) (arrow.Array, error) {
 	arr := c.b.NewArray()
 	c.b.Release()
 	defer arr.Release()
-	out, err := eval.CastStrict(arr, types.StringT, c.col.Type, c.col.Name, firstRow, memory.DefaultAllocator)
-	if err != nil {
-		return nil, err
-	}
-	if !c.col.Nullable && out.NullN() > 0 {
-		out.Release()
-		return nil, badNull(c.col)
-	}
-	return out, nil
+	texts := arr.(*array.String)
+	return castRows(arr, types.StringT, c.col.Type, c.col.Name, func(i int) { bad(i, texts.Value(i)) })
 }
 
 // csvChunk is a run of whole lines of a CSV body; first numbers its first
-// non-empty line.
+// non-empty line in the load.
 type csvChunk struct {
 	data  []byte
 	first int
 }
 
-// parseChunk turns a chunk into one typed batch of the table's columns.
-func (p *loadParser) parseChunk(c csvChunk, rows int) (arrow.Record, error) {
-	cols := make([]colParser, len(p.t.Columns))
-	for i, tc := range p.t.Columns {
-		cols[i] = newColParser(tc.Column, rows)
-		if sc, ok := cols[i].(*stringCol); ok {
-			h := int(p.strHint[i].Load())
-			sc.data = make([]byte, 0, h+h/8)
-			sc.hint = &p.strHint[i]
-		}
+// nextLine cuts the next line off data (without its delimiter, nor a '\r'
+// before a '\n' delimiter).
+func nextLine(data []byte, sep byte) (line, rest []byte) {
+	line = data
+	if i := bytes.IndexByte(data, sep); i >= 0 {
+		line, rest = data[:i], data[i+1:]
 	}
-	set := make([]bool, len(cols))
-	defs := make([][]byte, len(cols))
-	for i, d := range p.defaults {
-		if d != nil {
-			defs[i] = []byte(*d)
-		}
+	if sep == '\n' && len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
 	}
-	row := c.first
-	data := c.data
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, p.lineSep); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		if p.lineSep == '\n' && len(line) > 0 && line[len(line)-1] == '\r' {
-			line = line[:len(line)-1]
-		}
+	return line, rest
+}
+
+// parseChunk turns a chunk into one typed source batch.
+func (p *loadParser) parseChunk(c csvChunk, rows int) (*typedBatch, error) {
+	a := p.newRowAsm(rows)
+	for data := c.data; len(data) > 0; {
+		var line []byte
+		line, data = nextLine(data, p.lineSep)
 		if len(line) == 0 {
 			continue
 		}
-		if err := p.typedRow(cols, set, defs, line, row); err != nil {
-			return nil, err
-		}
-		row++
+		p.typedRow(a, line)
 	}
-	arrs := make([]arrow.Array, len(cols))
-	release := func() {
-		for _, a := range arrs {
-			if a != nil {
-				a.Release()
+	b := &typedBatch{first: c.first, faults: a.faults, lineOf: chunkLines(c.data, p.lineSep)}
+	rec, err := a.record(b)
+	if err != nil {
+		return nil, err
+	}
+	b.src = rec
+	return b, nil
+}
+
+// chunkLines finds row i's line in a chunk, indexing the chunk's lines on
+// the first call (only rows that fail need their line).
+func chunkLines(data []byte, sep byte) func(i int) string {
+	var lines [][]byte
+	return func(i int) string {
+		if lines == nil {
+			for rest := data; len(rest) > 0; {
+				var line []byte
+				line, rest = nextLine(rest, sep)
+				if len(line) > 0 {
+					lines = append(lines, line)
+				}
 			}
 		}
-	}
-	for i, cp := range cols {
-		a, err := cp.finish(c.first)
-		if err != nil {
-			release()
-			return nil, err
+		if i < len(lines) {
+			return string(lines[i])
 		}
-		arrs[i] = a
+		return ""
 	}
-	rec := array.NewRecord(p.schema, arrs, int64(row-c.first))
-	release()
-	return rec, nil
 }
 
 // typedRow splits one line into fields and appends them; columns the row
 // does not name get their default (or NULL).
-func (p *loadParser) typedRow(cols []colParser, set []bool, defs [][]byte, line []byte, row int) error {
+func (p *loadParser) typedRow(a *rowAsm, line []byte) {
 	n := 0
 	single := len(p.sep) == 1
 	for {
@@ -409,21 +438,20 @@ func (p *loadParser) typedRow(cols []colParser, set []bool, defs [][]byte, line 
 		if i >= 0 {
 			field = line[:i]
 		}
-		if n >= len(p.fileCols) {
-			return sqlerr.Doris.New("too many columns in row " + strconv.Itoa(row) + ": expected " + strconv.Itoa(len(p.fileCols)))
-		}
-		if ci := p.fileCols[n]; ci >= 0 {
-			var err error
-			// \N is NULL, as in Doris.
-			if len(field) == 2 && field[0] == '\\' && field[1] == 'N' {
-				err = cols[ci].addNull(row)
-			} else {
-				err = cols[ci].add(field, row)
+		if n < len(p.file) {
+			if ci := p.file[n]; ci >= 0 {
+				var f fault
+				// \N is NULL, as in Doris.
+				if len(field) == 2 && field[0] == '\\' && field[1] == 'N' {
+					f = a.cols[ci].addNull()
+				} else {
+					f = a.cols[ci].add(field)
+				}
+				if f != faultNone {
+					a.fault(ci, f, field)
+				}
+				a.set[ci] = true
 			}
-			if err != nil {
-				return err
-			}
-			set[ci] = true
 		}
 		n++
 		if i < 0 {
@@ -431,24 +459,9 @@ func (p *loadParser) typedRow(cols []colParser, set []bool, defs [][]byte, line 
 		}
 		line = line[i+len(p.sep):]
 	}
-	if n != len(p.fileCols) {
-		return sqlerr.Doris.New("column count mismatch in row " + strconv.Itoa(row) + ": expected " +
-			strconv.Itoa(len(p.fileCols)) + ", got " + strconv.Itoa(n))
+	if n != len(p.file) {
+		a.badFields(n)
+		return
 	}
-	for i, ok := range set {
-		if ok {
-			set[i] = false
-			continue
-		}
-		var err error
-		if p.defaults[i] != nil {
-			err = cols[i].add(defs[i], row)
-		} else {
-			err = cols[i].addNull(row)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	a.endRow()
 }

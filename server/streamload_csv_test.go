@@ -1,22 +1,23 @@
 package server
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/dorisgo/dorisgo/catalog"
-	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
 
 // TestTypedCSVMatchesCast checks that parsing CSV fields straight into
-// typed columns accepts, stores and rejects (with the same message and row
-// number) exactly what the string-then-strict-cast path does.
+// typed columns accepts and stores exactly what the string-then-strict-cast
+// path does (castRows), and reports each value it refuses with the fault
+// Doris's rules give it (NULL, or filtered under strict_mode).
 func TestTypedCSVMatchesCast(t *testing.T) {
 	cases := []struct {
 		t      types.T
@@ -54,48 +55,82 @@ func TestTypedCSVMatchesCast(t *testing.T) {
 
 func checkTypedField(t *testing.T, typ types.T, nullable bool, v string) {
 	t.Helper()
+	for _, strict := range []bool{false, true} {
+		checkTypedFieldMode(t, typ, nullable, v, strict)
+	}
+}
+
+func checkTypedFieldMode(t *testing.T, typ types.T, nullable bool, v string, strict bool) {
+	t.Helper()
 	def := "7"
 	tbl := &catalog.Table{Name: "t", Columns: []catalog.Column{
 		{Column: types.Column{Name: "k", Type: types.T{Kind: types.Int}}},
 		{Column: types.Column{Name: "c", Type: typ, Nullable: nullable}},
 		{Column: types.Column{Name: "d", Type: types.T{Kind: types.Int}, Nullable: true}, Default: &def},
 	}}
-	p, err := newLoadParser(http.Header{"Columns": {"k,c"}, "Column_separator": {","}}, tbl)
+	h := http.Header{"Columns": {"k,c"}, "Column_separator": {","}}
+	if strict {
+		h.Set("strict_mode", "true")
+	}
+	p, err := newLoadParser(h, tbl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Three good rows first, so row numbers in messages are checked too.
 	lines := []string{"1," + v, "2," + v, "", "3," + v}
 	body := strings.Join(lines, "\n") + "\n"
+	got, err := p.parseChunk(csvChunk{data: []byte(body), first: 1}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.src.Release()
 
-	got, gotErr := p.parseChunk(csvChunk{data: []byte(body), first: 1}, 3)
-	// The reference: string columns, then the strict cast.
-	sb := [3]*array.StringBuilder{}
-	for i := range sb {
-		sb[i] = array.NewStringBuilder(memory.DefaultAllocator)
-	}
-	for i := 1; i <= 3; i++ {
-		sb[0].Append(string(rune('0' + i)))
+	// The reference: the text, then the strict cast row by row (castRows).
+	sb := array.NewStringBuilder(memory.DefaultAllocator)
+	for i := 0; i < 3; i++ {
 		if v == `\N` {
-			sb[1].AppendNull()
+			sb.AppendNull()
 		} else {
-			sb[1].Append(v)
+			sb.Append(v)
 		}
-		sb[2].Append(def)
 	}
-	var arrs []arrow.Array
-	for _, b := range sb {
-		arrs = append(arrs, b.NewArray())
+	texts := sb.NewArray()
+	sb.Release()
+	defer texts.Release()
+	bad := map[int]bool{}
+	want, err := castRows(texts, types.StringT, typ, "c", func(i int) { bad[i] = true })
+	if err != nil {
+		t.Fatal(err)
 	}
-	raw := array.NewRecord(types.ArrowSchema(p.from), arrs, 3)
-	want, wantErr := toStorage(raw, p.from, p.to, 1)
-	name := typ.String() + " " + map[bool]string{true: "NULL", false: "NOT NULL"}[nullable] + " " + strings.ReplaceAll(v, " ", "␠")
+	defer want.Release()
+	var wantFault fault
 	switch {
-	case gotErr != nil || wantErr != nil:
-		if gotErr == nil || wantErr == nil || sqlerr.As(gotErr).Message != sqlerr.As(wantErr).Message {
-			t.Errorf("%s: error %v, want %v", name, gotErr, wantErr)
+	case v == `\N`:
+		if !nullable {
+			wantFault = faultNull
 		}
-	case !array.RecordApproxEqual(got, want, array.WithNaNsEqual(true), array.WithAbsTolerance(0)):
-		t.Errorf("%s: got %v, want %v", name, got, want)
+	case len(bad) > 0 && strict:
+		wantFault = faultStrict
+	case len(bad) > 0 && !nullable:
+		wantFault = faultNull
+	case len(bad) > 0:
+	case (typ.Kind == types.Char || typ.Kind == types.Varchar) && utf8.RuneCountInString(v) > typ.Length:
+		wantFault = faultTooLong
+	}
+	name := fmt.Sprintf("%s %s %s strict=%v", typ, map[bool]string{true: "NULL", false: "NOT NULL"}[nullable],
+		strings.ReplaceAll(v, " ", "␠"), strict)
+	if !array.ApproxEqual(got.src.Column(1), want, array.WithNaNsEqual(true), array.WithAbsTolerance(0)) {
+		t.Errorf("%s: got %v, want %v", name, got.src.Column(1), want)
+	}
+	if d := got.src.Column(2).(*array.Int32); d.NullN() != 0 || d.Value(0) != 7 || d.Value(2) != 7 {
+		t.Errorf("%s: default column %v", name, d)
+	}
+	var faults []fault
+	for _, f := range got.faults {
+		if f.col == 1 {
+			faults = append(faults, f.kind)
+		}
+	}
+	if wantFault == faultNone && len(faults) > 0 || wantFault != faultNone && (len(faults) != 3 || faults[0] != wantFault) {
+		t.Errorf("%s: faults %v, want %v on each row", name, faults, wantFault)
 	}
 }

@@ -46,6 +46,7 @@ var sysVars = map[string]sysVar{
 	"runtime_filter_mode":                      {kind: vString, def: "GLOBAL", enum: []string{"off", "local", "global"}},
 	"exec_mem_limit":                           {kind: vInt, def: "2147483648"},
 	"query_timeout":                            {kind: vInt, def: "900"},
+	"insert_timeout":                           {kind: vInt, def: "14400"},
 	"broadcast_hashtable_mem_limit_percentage": {kind: vFloat, def: "0.2"},
 	"enable_nereids_planner":                   {kind: vBool, def: "true"},
 	// MySQL compatibility.

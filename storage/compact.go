@@ -61,12 +61,27 @@ func (s *Store) compact(id TabletID, upTo Version, cumulative bool) error {
 		for k > 0 && in[k-1].Rows < compactSmallRows {
 			k--
 		}
+		if k > 0 && foldDeletes(in, k, s.foldRows) {
+			k = 0
+		}
 		in = in[k:]
 	}
 	if len(in) <= 1 {
 		return nil
 	}
-	if err := it.planRowsets(in, nil); err != nil {
+	// Deletes among the inputs are applied to the older inputs (delete.go);
+	// the output carries them on unless nothing older than it remains.
+	dels, err := s.liveDeletes(t, in)
+	if err != nil {
+		return err
+	}
+	var carried []rowsetDelete
+	if in[0].ID != firstVisible(all, upTo) {
+		for _, m := range in {
+			carried = append(carried, m.Deletes...)
+		}
+	}
+	if err := it.planRowsets(in, nil, dels); err != nil {
 		return err
 	}
 	outID := rowsetID(s.nextRowset.Add(1))
@@ -76,7 +91,50 @@ func (s *Store) compact(id TabletID, upTo Version, cumulative bool) error {
 		s.discardCompaction(id, outID)
 		return err
 	}
-	return s.installCompaction(t, in, w)
+	return s.installCompaction(t, in, w, carried)
+}
+
+// firstVisible is the id of the oldest rowset a scan at v reads (-1 if none).
+func firstVisible(all []rowsetMeta, v Version) rowsetID {
+	vis := visibleRowsets(all, v)
+	if len(vis) == 0 {
+		return -1
+	}
+	return vis[0].ID
+}
+
+// Thresholds of foldDeletes. A delete condition carried by a newer rowset
+// costs every scan of the older ones an evaluation per segment its ranges
+// do not prune, until a compaction from the first rowset drops the deleted
+// rows for good; rewriting the older rowsets costs their size once.
+const (
+	// defaultFoldRows: older rowsets up to this many rows are rewritten
+	// at once. Measured on four full segments of four BIGINT columns: the
+	// compaction took 22-60 ms, and each scan of two columns cost 3 ms with
+	// one condition left to evaluate against 0.1 ms once folded, so the
+	// rewrite pays for itself within a few dozen scans.
+	defaultFoldRows = 4 * segmentRows
+	// foldConds: this many pending conditions are worth any rewrite.
+	foldConds = 8
+)
+
+// foldDeletes reports whether a background compaction of in[k:] should
+// instead start at the first rowset, so that delete conditions applying
+// to in[:k] are folded away rather than carried: when in[:k] holds at most
+// foldRows rows or foldConds conditions wait for it.
+func foldDeletes(in []rowsetMeta, k int, foldRows int64) bool {
+	conds := 0
+	for _, m := range in[1:] { // the first rowset's conditions apply to nothing
+		conds += len(m.Deletes)
+	}
+	if conds == 0 {
+		return false
+	}
+	var rows int64
+	for _, m := range in[:k] {
+		rows += m.Rows
+	}
+	return rows <= foldRows || conds >= foldConds
 }
 
 // writeCompacted copies the planned segments through w, merging equal keys
@@ -102,11 +160,11 @@ func (s *Store) writeCompacted(it *scanIter, w *rowsetWriter) error {
 	}
 	// DUPLICATE: stream one segment at a time.
 	for _, seg := range it.segs {
-		arrs, err := it.readColumns(seg, all)
+		arrs, rows, err := it.readLive(seg, all)
 		if err != nil {
 			return err
 		}
-		rec := newRecord(it.out, arrs, seg.rows)
+		rec := newRecord(it.out, arrs, rows)
 		err = w.add(rec)
 		rec.Release()
 		if err != nil {
@@ -116,9 +174,10 @@ func (s *Store) writeCompacted(it *scanIter, w *rowsetWriter) error {
 	return w.flush()
 }
 
-// installCompaction makes w's rowset visible in place of in, unless the
-// tablet changed meanwhile (dropped, or a rowset inside the range appeared).
-func (s *Store) installCompaction(t *tablet, in []rowsetMeta, w *rowsetWriter) error {
+// installCompaction makes w's rowset, carrying the delete conditions
+// carried, visible in place of in, unless the tablet changed meanwhile
+// (dropped, or a rowset inside the range appeared).
+func (s *Store) installCompaction(t *tablet, in []rowsetMeta, w *rowsetWriter, carried []rowsetDelete) error {
 	s.commitMu.Lock()
 	defer s.commitMu.Unlock()
 	start, end := in[0].Start, in[0].End
@@ -143,7 +202,7 @@ func (s *Store) installCompaction(t *tablet, in []rowsetMeta, w *rowsetWriter) e
 		s.discardCompaction(t.id, w.id)
 		return nil
 	}
-	m := rowsetMeta{ID: w.id, Start: start, End: end, Segs: w.segs, Rows: w.rows, Bytes: w.bytes}
+	m := rowsetMeta{ID: w.id, Start: start, End: end, Segs: w.segs, Rows: w.rows, Bytes: w.bytes, Deletes: carried}
 	b := s.db.NewBatch()
 	defer b.Close()
 	_ = b.Delete(w.marker, nil)

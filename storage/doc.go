@@ -20,10 +20,12 @@
 // so byte order is numeric order and prefix iteration is sorted):
 //
 //	'S' tablet                    → TabletSchema (JSON)
-//	'R' tablet endVersion rowset  → rowset meta: start version, txn, segments, rows, bytes
+//	'R' tablet endVersion rowset  → rowset meta: start version, txn, segments, rows, bytes,
+//	                                delete conditions (delete.go)
 //	'D' tablet rowset seg:4 0     → segment meta: rows; per column NULL count, min, max
 //	'D' tablet rowset seg:4 1+c   → column c of the segment (encoding below)
-//	'P' txn tablet                → pending rowset: rowset id, segments, rows, bytes, prepared
+//	'P' txn tablet                → pending rowset: rowset id, segments, rows, bytes, prepared,
+//	                                a delete transaction's condition
 //	'C' tablet rowset             → compaction output being written (discarded at Open)
 //
 // Segment data is keyed by rowset id, not version, so Publish only rewrites a
@@ -60,6 +62,10 @@
 // column (REPLACE, REPLACE_IF_NOT_NULL, MAX, MIN, SUM; NULLs ignored by
 // SUM/MAX/MIN); their rows come out in key order. Ranges prune segments only;
 // callers still filter rows, and for UNIQUE/AGGREGATE only key ranges prune.
+//
+// DELETE ... WHERE is Doris's delete predicate (delete.go): a rowset without
+// segments carrying the condition, published like a load; scans drop the
+// rows of older rowsets it is TRUE for, and compaction folds it away.
 //
 // Compaction merges the rowsets visible at a version into one rowset
 // covering [min start, max end]. Its inputs stay as stale rowsets for a grace

@@ -132,6 +132,10 @@ type rowsetMeta struct {
 	Segs       int
 	Rows       int64
 	Bytes      int64
+	// Deletes are delete conditions applying to every rowset whose End is
+	// below their version (delete.go): a delete rowset's own, or those a
+	// compaction output carries for the rowsets older than it.
+	Deletes []rowsetDelete
 }
 
 func (m rowsetMeta) encode() []byte {
@@ -140,7 +144,16 @@ func (m rowsetMeta) encode() []byte {
 	b = binary.AppendVarint(b, int64(m.Txn))
 	b = binary.AppendUvarint(b, uint64(m.Segs))
 	b = binary.AppendVarint(b, m.Rows)
-	return binary.AppendVarint(b, m.Bytes)
+	b = binary.AppendVarint(b, m.Bytes)
+	if len(m.Deletes) == 0 {
+		return b // the format before delete predicates
+	}
+	b = binary.AppendUvarint(b, uint64(len(m.Deletes)))
+	for _, d := range m.Deletes {
+		b = binary.AppendVarint(b, int64(d.Version))
+		b = appendBytes(b, d.Cond)
+	}
+	return b
 }
 
 func decodeRowsetMeta(key, val []byte) (rowsetMeta, error) {
@@ -155,6 +168,14 @@ func decodeRowsetMeta(key, val []byte) (rowsetMeta, error) {
 	m.Segs = int(r.uvarint())
 	m.Rows = r.varint()
 	m.Bytes = r.varint()
+	if len(r.b) > 0 && r.err == nil {
+		n := r.uvarint()
+		for i := uint64(0); i < n && r.err == nil; i++ {
+			d := rowsetDelete{Version: Version(r.varint())}
+			d.Cond = r.bytes()
+			m.Deletes = append(m.Deletes, d)
+		}
+	}
 	return m, r.err
 }
 
@@ -167,6 +188,9 @@ type pendingMeta struct {
 	Rows     int64
 	Bytes    int64
 	Prepared bool
+	// Delete is the condition (DeleteCond JSON) of a delete transaction's
+	// rowset, which has no rows; nil for a load.
+	Delete []byte
 }
 
 func (m pendingMeta) encode() []byte {
@@ -176,15 +200,23 @@ func (m pendingMeta) encode() []byte {
 	b = binary.AppendVarint(b, m.Rows)
 	b = binary.AppendVarint(b, m.Bytes)
 	if m.Prepared {
-		return append(b, 1)
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
 	}
-	return append(b, 0)
+	if m.Delete != nil {
+		b = appendBytes(b, m.Delete)
+	}
+	return b
 }
 
 func decodePendingMeta(val []byte) (pendingMeta, error) {
 	r := reader{b: val}
 	m := pendingMeta{ID: rowsetID(r.varint()), Segs: int(r.uvarint()), Rows: r.varint(), Bytes: r.varint()}
 	m.Prepared = r.byte1() == 1
+	if len(r.b) > 0 && r.err == nil {
+		m.Delete = r.bytes()
+	}
 	return m, r.err
 }
 

@@ -113,6 +113,7 @@ type segRef struct {
 	rs   rowsetID
 	seg  int
 	rows int
+	dels []liveDelete // the delete conditions to apply (delete.go)
 }
 
 // Scan reads a tablet at req.Version. Ranges only prune whole segments (and
@@ -188,12 +189,23 @@ func (it *scanIter) plan(v Version, ranges []ColumnRange) error {
 	if err != nil {
 		return err
 	}
-	return it.planRowsets(visibleRowsets(all, v), ranges)
+	vis := visibleRowsets(all, v)
+	t, err := it.s.tablet(it.tab)
+	if err != nil {
+		return err
+	}
+	dels, err := it.s.liveDeletes(t, vis)
+	if err != nil {
+		return err
+	}
+	return it.planRowsets(vis, ranges, dels)
 }
 
-// planRowsets lists the segments of the given rowsets the ranges do not exclude.
-func (it *scanIter) planRowsets(rowsets []rowsetMeta, ranges []ColumnRange) error {
+// planRowsets lists the segments of the given rowsets the ranges do not
+// exclude, each with the deletes (in version order) that apply to it.
+func (it *scanIter) planRowsets(rowsets []rowsetMeta, ranges []ColumnRange, dels []liveDelete) error {
 	for _, rs := range rowsets {
+		ds := applying(dels, rs.End)
 		for seg := 0; seg < rs.Segs; seg++ {
 			val, closer, err := it.snap.Get(dataKey(it.tab, rs.ID, seg, segMetaTag))
 			if err != nil {
@@ -208,7 +220,7 @@ func (it *scanIter) planRowsets(rowsets []rowsetMeta, ranges []ColumnRange) erro
 				it.s.segmentsPruned.Add(1)
 				continue
 			}
-			it.segs = append(it.segs, segRef{rs: rs.ID, seg: seg, rows: m.Rows})
+			it.segs = append(it.segs, segRef{rs: rs.ID, seg: seg, rows: m.Rows, dels: segmentDeletes(ds, m)})
 		}
 	}
 	return nil
@@ -253,11 +265,11 @@ func (it *scanIter) Next() (arrow.Record, error) {
 		}
 		seg := it.segs[0]
 		it.segs = it.segs[1:]
-		arrs, err := it.readColumns(seg, it.cols)
+		arrs, rows, err := it.readLive(seg, it.cols)
 		if err != nil {
 			return nil, err
 		}
-		it.cur = newRecord(it.out, arrs, seg.rows)
+		it.cur = newRecord(it.out, arrs, rows)
 	}
 }
 
@@ -373,7 +385,7 @@ func readAndMerge(it *scanIter, load []int) ([]arrow.Array, int, error) {
 		if err := it.ctx.Err(); err != nil {
 			return nil, 0, err
 		}
-		arrs, err := it.readColumns(seg, load)
+		arrs, _, err := it.readLive(seg, load)
 		if err != nil {
 			return nil, 0, err
 		}

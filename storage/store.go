@@ -22,6 +22,9 @@ type Options struct {
 	// FS is the filesystem; nil means the real disk (vfs.Default). Tests
 	// pass vfs.NewCrashableMem() and reopen its CrashClone.
 	FS vfs.FS
+	// Predicates compiles delete conditions (delete.go); a store without
+	// it refuses them.
+	Predicates Compiler
 }
 
 // blockCache is the process's one Pebble block cache: every store (the
@@ -99,6 +102,13 @@ type Store struct {
 	// Guarded by mu; in memory only, since no scan outlives a restart.
 	compactedTo map[TabletID]Version
 
+	// compiler and the compiled delete conditions by tablet and encoding.
+	compiler Compiler
+	predMu   sync.Mutex
+	preds    map[predKey]compiledCond
+	// foldRows is foldDeletes' threshold (defaultFoldRows; tests lower it).
+	foldRows int64
+
 	compactCh chan TabletID
 	stop      chan struct{}
 	wg        sync.WaitGroup
@@ -106,6 +116,7 @@ type Store struct {
 
 	// Counters for tests and metrics.
 	segmentsRead, segmentsPruned atomic.Int64
+	rowsDeleted                  atomic.Int64 // rows delete conditions dropped at read
 	colHits, colMisses           atomic.Int64 // column cache lookups by this store's scans
 	lastBgErr                    atomic.Pointer[error]
 	onCompacted                  func(TabletID) // test hook, set before the first Publish
@@ -159,6 +170,9 @@ func Open(dir string, opts Options) (*Store, error) {
 		pending:    map[TxnID]map[TabletID]*rowsetWriter{},
 		staleSince: map[rowsetID]time.Time{}, compactedTo: map[TabletID]Version{},
 		staleGrace: defaultStaleGrace,
+		compiler:   opts.Predicates,
+		preds:      map[predKey]compiledCond{},
+		foldRows:   defaultFoldRows,
 		compactCh:  make(chan TabletID, 1024),
 		stop:       make(chan struct{}),
 	}
@@ -238,6 +252,7 @@ func (s *Store) recover() error {
 		}
 		w := newRowsetWriter(s, tab, m.ID, slices.Clone(k))
 		w.segs, w.rows, w.bytes, w.prepped, w.markerSynced = m.Segs, m.Rows, m.Bytes, true, true
+		w.del = m.Delete
 		if s.pending[txn] == nil {
 			s.pending[txn] = map[TabletID]*rowsetWriter{}
 		}
@@ -409,21 +424,15 @@ func (s *Store) Write(txn TxnID, tab TabletID, rec arrow.Record) error {
 		s.mu.Unlock()
 		return err
 	}
-	ws := s.pending[txn]
-	if ws == nil {
-		ws = map[TabletID]*rowsetWriter{}
-		s.pending[txn] = ws
-	}
-	w := ws[tab]
-	if w == nil {
-		w = newRowsetWriter(s, t, rowsetID(s.nextRowset.Add(1)), pendingKey(txn, tab))
-		ws[tab] = w
-	}
+	w := s.pendingWriterLocked(txn, t, tab)
 	s.mu.Unlock()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done {
 		return sqlerr.Doris.New(fmt.Sprintf("transaction %d on tablet %d is already finished", txn, tab))
+	}
+	if w.del != nil {
+		return sqlerr.Assertf("storage: transaction %d both deletes from and loads tablet %d", txn, tab)
 	}
 	return w.add(rec)
 }
@@ -438,6 +447,22 @@ func checkRecord(sc *TabletSchema, rec arrow.Record) error {
 		}
 	}
 	return nil
+}
+
+// pendingWriterLocked returns the pending rowset writer of (txn, tab),
+// making it the first time. Caller holds s.mu.
+func (s *Store) pendingWriterLocked(txn TxnID, t *tablet, tab TabletID) *rowsetWriter {
+	ws := s.pending[txn]
+	if ws == nil {
+		ws = map[TabletID]*rowsetWriter{}
+		s.pending[txn] = ws
+	}
+	w := ws[tab]
+	if w == nil {
+		w = newRowsetWriter(s, t, rowsetID(s.nextRowset.Add(1)), pendingKey(txn, tab))
+		ws[tab] = w
+	}
+	return w
 }
 
 // writers returns the pending writers of txn (nil if none).
@@ -564,6 +589,9 @@ func (s *Store) Publish(txn TxnID, versions map[TabletID]Version) error {
 		err := w.flush()
 		if err == nil && !w.done {
 			m := rowsetMeta{ID: w.id, Start: v, End: v, Txn: txn, Segs: w.segs, Rows: w.rows, Bytes: w.bytes}
+			if w.del != nil {
+				m.Deletes = []rowsetDelete{{Version: v, Cond: w.del}}
+			}
 			err = errors.Join(b.Delete(w.marker, nil), b.Set(rowsetKey(id, v, w.id), m.encode(), nil))
 			done = append(done, id)
 		}

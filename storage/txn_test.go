@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -320,7 +321,7 @@ func FuzzKeys(f *testing.F) {
 		}
 		m := rowsetMeta{ID: rowsetID(c), Start: Version(a), End: Version(b), Txn: TxnID(c), Segs: int(seg), Rows: a, Bytes: b}
 		got, err := decodeRowsetMeta(rowsetKey(7, m.End, m.ID), m.encode())
-		if err != nil || got != m {
+		if err != nil || !reflect.DeepEqual(got, m) {
 			t.Fatalf("rowset meta %+v != %+v (%v)", got, m, err)
 		}
 		sm := segMeta{Rows: int(seg), Zones: []zone{

@@ -44,6 +44,9 @@ type rowsetWriter struct {
 	files     int
 	// markerSynced: the marker is durable, so ingesting is crash-safe.
 	markerSynced bool
+	// del is the condition of a delete transaction's rowset (delete.go),
+	// which has no rows.
+	del []byte
 }
 
 func newRowsetWriter(s *Store, tab *tablet, id rowsetID, marker []byte) *rowsetWriter {
@@ -51,7 +54,7 @@ func newRowsetWriter(s *Store, tab *tablet, id rowsetID, marker []byte) *rowsetW
 }
 
 func (w *rowsetWriter) pendingMeta() pendingMeta {
-	return pendingMeta{ID: w.id, Segs: w.segs, Rows: w.rows, Bytes: w.bytes, Prepared: w.prepped}
+	return pendingMeta{ID: w.id, Segs: w.segs, Rows: w.rows, Bytes: w.bytes, Prepared: w.prepped, Delete: w.del}
 }
 
 // add buffers rec (retained) and writes every full segment. Caller holds w.mu.

@@ -23,7 +23,9 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/dorisgo/dorisgo/execution/rpc"
+	"github.com/dorisgo/dorisgo/sql/eval"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/sql/types"
 	"github.com/dorisgo/dorisgo/storage"
 )
 
@@ -64,7 +66,7 @@ func Start(dir, addr string, log *slog.Logger) (*Backend, error) {
 
 // StartToken is Start serving only callers presenting token ("" as Start).
 func StartToken(dir, addr string, log *slog.Logger, token string) (*Backend, error) {
-	st, err := storage.Open(dir, storage.Options{})
+	st, err := storage.Open(dir, storage.Options{Predicates: compilePredicate})
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +95,16 @@ func StartToken(dir, addr string, log *slog.Logger, token string) (*Backend, err
 		}
 	}()
 	return b, nil
+}
+
+// compilePredicate compiles the delete conditions the FE writes (sql/expr
+// JSON naming the tablet's columns) for the store to evaluate.
+func compilePredicate(cond []byte, cols []types.Column) (storage.Predicate, error) {
+	p, err := eval.CompileRowPredicate(cond, cols)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // Addr is the host:port the backend serves on.
@@ -179,6 +191,21 @@ func (b *Backend) action(ctx context.Context, typ string, body []byte) (any, err
 			}
 		}
 		return struct{}{}, nil
+	case rpc.ActWriteDelete:
+		var r rpc.WriteDeleteReq
+		if err := json.Unmarshal(body, &r); err != nil {
+			return nil, err
+		}
+		for _, t := range r.Tablets {
+			if err := b.store.WriteDelete(r.Txn, t, r.Cond); err != nil {
+				return nil, err
+			}
+		}
+		st, err := b.store.Prepare(r.Txn)
+		if err != nil {
+			return nil, err
+		}
+		return rpc.PrepareResp{Stats: st}, nil
 	case rpc.ActPrepare:
 		var r rpc.TxnReq
 		if err := json.Unmarshal(body, &r); err != nil {

@@ -223,7 +223,7 @@ func (b *Backend) execFragment(body []byte, stream flight.FlightService_DoAction
 	defer cancel()
 	in := &instance{b: b, req: &req, inboxes: map[fragment.NodeID]*op.Inbox{}}
 	// Sets: a long IN list becomes a hash set once per instance, not per batch.
-	in.env = &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: time.UnixMicro(req.NowMicro), Sets: &expr.InSets{}},
+	in.env = &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: time.UnixMicro(req.NowMicro), Sets: &expr.InSets{}, Ctx: ctx},
 		Tracker: op.NewMemTracker(req.MemLimit)}
 	if err := in.register(&cancel); err != nil {
 		in.unregister(&cancel)

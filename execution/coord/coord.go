@@ -65,10 +65,34 @@ type Coordinator struct {
 	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
-	// bg counts background cancellations still talking to backends, which
-	// Close waits for before closing the connections they use.
-	bg      sync.WaitGroup
-	started bool
+	// bg counts the goroutines of queries (exchange pulls, instance
+	// waits, cancellations) still talking to backends; Close waits for
+	// them before closing the connections they use. closing (under bgMu)
+	// refuses new ones once Close began, and base, cancelled by Close,
+	// parents every query's context so that running ones stop.
+	bg         sync.WaitGroup
+	bgMu       sync.Mutex
+	closing    bool
+	base       context.Context
+	cancelBase context.CancelFunc
+	started    bool
+}
+
+// goTracked runs f in a goroutine Close waits for; once Close began it
+// runs nothing and returns false.
+func (c *Coordinator) goTracked(f func()) bool {
+	c.bgMu.Lock()
+	if c.closing {
+		c.bgMu.Unlock()
+		return false
+	}
+	c.bg.Add(1)
+	c.bgMu.Unlock()
+	go func() {
+		defer c.bg.Done()
+		f()
+	}()
+	return true
 }
 
 // New returns a coordinator over cat; call Start to begin heartbeats.
@@ -76,8 +100,10 @@ func New(cat *catalog.Catalog, log *slog.Logger) *Coordinator {
 	if log == nil {
 		log = slog.Default()
 	}
+	base, cancel := context.WithCancel(context.Background())
 	return &Coordinator{cat: cat, log: log, clients: map[catalog.BackendID]*rpc.Client{}, pings: map[catalog.BackendID]*rpc.Client{},
-		publishLocks: map[catalog.TableID]chan struct{}{}, stop: make(chan struct{}), done: make(chan struct{})}
+		publishLocks: map[catalog.TableID]chan struct{}{}, stop: make(chan struct{}), done: make(chan struct{}),
+		base: base, cancelBase: cancel}
 }
 
 // Start runs one heartbeat round synchronously (so a fresh FE knows which
@@ -99,6 +125,10 @@ func (c *Coordinator) Close() {
 	if c.started {
 		<-c.done
 	}
+	c.bgMu.Lock()
+	c.closing = true
+	c.bgMu.Unlock()
+	c.cancelBase()
 	c.bg.Wait()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -152,7 +182,9 @@ func (c *Coordinator) Heartbeat(ctx context.Context) {
 				hctx, cancel := context.WithTimeout(ctx, heartbeatTimeout)
 				var resp rpc.HeartbeatResp
 				err = cl.Do(hctx, rpc.ActHeartbeat, struct{}{}, &resp)
-				slow := err != nil && hctx.Err() != nil && ctx.Err() == nil
+				// A timeout may reach us as the backend's deadline error a
+				// moment before our own context reports it.
+				slow := err != nil && ctx.Err() == nil && (hctx.Err() != nil || time.Since(start) >= heartbeatTimeout*9/10)
 				cancel()
 				if !slow {
 					break

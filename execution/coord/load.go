@@ -105,36 +105,9 @@ type loader struct {
 }
 
 func (l *loader) run(src Source) (*LoadResult, error) {
-	schema := types.ArrowSchema(tableColumns(l.t))
-	if err := src(func(rec arrow.Record) error { return l.route(rec, schema) }); err != nil {
-		return nil, err
-	}
-	// A source stopped by cancellation may return without an error (having
-	// yielded only part of its rows): a cancelled load never commits.
-	if err := l.ctx.Err(); err != nil {
-		return nil, err
-	}
-	// Prepare: every backend fsyncs its pending rowsets.
-	rows := map[storage.TabletID]int64{}
-	bytes := map[storage.TabletID]int64{}
-	stats, err := l.prepare()
+	pr, err := l.write(src)
 	if err != nil {
 		return nil, err
-	}
-	for _, resp := range stats {
-		for tb, st := range resp.Stats {
-			// Replicas hold the same rows; count each tablet once.
-			rows[tb] = st.Rows
-			bytes[tb] = st.Bytes
-		}
-	}
-	var parts []catalog.PartitionID
-	seen := map[catalog.PartitionID]bool{}
-	for _, p := range l.touched {
-		if !seen[p.ID] {
-			seen[p.ID] = true
-			parts = append(parts, p.ID)
-		}
 	}
 	// Commit and publish under the table's publish lock, so versions
 	// become visible in the order they were assigned. A TRUNCATE or DROP
@@ -148,7 +121,7 @@ func (l *loader) run(src Source) (*LoadResult, error) {
 		return nil, err
 	}
 	// The commit point.
-	if _, err := l.c.cat.CommitTxn(l.txn, parts, rows, bytes); err != nil {
+	if _, err := l.c.cat.CommitTxn(l.txn, pr.parts, pr.rows, pr.bytes); err != nil {
 		return nil, err
 	}
 	l.committed = true
@@ -160,12 +133,56 @@ func (l *loader) run(src Source) (*LoadResult, error) {
 		// Committed: durable, and Recover's retry loop will make it visible.
 		return nil, sqlerr.Doris.New(fmt.Sprintf("load committed but not yet visible: %v", err))
 	}
-	var total, nbytes int64
-	for tb := range rows {
-		total += rows[tb]
-		nbytes += bytes[tb]
+	return &LoadResult{Txn: l.txn, Rows: l.rows, Bytes: pr.total()}, nil
+}
+
+// prepared is what a load wrote and made durable, ready to commit.
+type prepared struct {
+	parts       []catalog.PartitionID
+	rows, bytes map[storage.TabletID]int64
+}
+
+func (p *prepared) total() int64 {
+	var n int64
+	for _, b := range p.bytes {
+		n += b
 	}
-	return &LoadResult{Txn: l.txn, Rows: l.rows, Bytes: nbytes}, nil
+	return n
+}
+
+// write sends src's rows to every replica and has each backend make them
+// durable (the transaction stays PREPARE).
+func (l *loader) write(src Source) (*prepared, error) {
+	schema := types.ArrowSchema(tableColumns(l.t))
+	if err := src(func(rec arrow.Record) error { return l.route(rec, schema) }); err != nil {
+		return nil, err
+	}
+	// A source stopped by cancellation may return without an error (having
+	// yielded only part of its rows): a cancelled load never commits.
+	if err := l.ctx.Err(); err != nil {
+		return nil, err
+	}
+	// Prepare: every backend fsyncs its pending rowsets.
+	pr := &prepared{rows: map[storage.TabletID]int64{}, bytes: map[storage.TabletID]int64{}}
+	stats, err := l.prepare()
+	if err != nil {
+		return nil, err
+	}
+	for _, resp := range stats {
+		for tb, st := range resp.Stats {
+			// Replicas hold the same rows; count each tablet once.
+			pr.rows[tb] = st.Rows
+			pr.bytes[tb] = st.Bytes
+		}
+	}
+	seen := map[catalog.PartitionID]bool{}
+	for _, p := range l.touched {
+		if !seen[p.ID] {
+			seen[p.ID] = true
+			pr.parts = append(pr.parts, p.ID)
+		}
+	}
+	return pr, nil
 }
 
 // prepare finishes every backend's load stream and asks the backend to
@@ -205,8 +222,11 @@ func (l *loader) prepare() ([]rpc.PrepareResp, error) {
 	return resps, first
 }
 
+// abortTimeout bounds telling the backends to drop an aborted load's rows.
+const abortTimeout = 5 * time.Second
+
 func (l *loader) abort(cause error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), abortTimeout)
 	defer cancel()
 	for be, s := range l.streams {
 		s.Abort() // the stream may be broken; aborting on the backend drops what it got

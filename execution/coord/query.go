@@ -46,6 +46,22 @@ func (p *Profile) ExchangeStats(f fragment.FragmentID) op.ExchangeStats {
 	return s
 }
 
+// Scanned sums what the query's scans read from storage, over every
+// instance that reported (all of them once the query reached its end).
+func (p *Profile) Scanned() (rows, bytes int64) {
+	add := func(stats []op.OpStats) {
+		for _, o := range stats {
+			rows += o.ScanRows
+			bytes += o.ScanBytes
+		}
+	}
+	add(p.Root)
+	for _, r := range p.Instances {
+		add(r.Operators)
+	}
+	return rows, bytes
+}
+
 // Query is a running query: its root operator (fragment 0, run here) plus
 // the remote instances feeding it.
 type Query struct {
@@ -162,7 +178,7 @@ func (c *Coordinator) Run(ctx context.Context, queryID string, plan *fragment.Pl
 	if q.pending == 0 {
 		close(q.allIn)
 	}
-	q.ctx, q.cancel = context.WithCancel(context.Background())
+	q.ctx, q.cancel = context.WithCancel(c.base)
 	// KILL (the caller's ctx cancelled) cancels every instance at once.
 	q.stopCtx = context.AfterFunc(ctx, func() {
 		defer q.recoverQuery("cancelling on KILL")
@@ -257,7 +273,7 @@ func (q *query) start(be catalog.BackendID, req *rpc.ExecFragmentReq) error {
 		q.report(nil)
 		return q.c.backendErr(be, err)
 	}
-	go func() {
+	if !q.c.goTracked(func() {
 		var rep *rpc.InstanceReport
 		defer func() { q.report(rep) }() // after the recover: every instance reports once
 		defer q.recoverQuery("waiting for an instance")
@@ -269,7 +285,10 @@ func (q *query) start(be catalog.BackendID, req *rpc.ExecFragmentReq) error {
 			}
 			q.fail(err)
 		}
-	}()
+	}) {
+		q.report(nil)
+		return errClosing
+	}
 	return nil
 }
 
@@ -314,7 +333,9 @@ func (q *query) receive(fs []*fragSched, n *fragment.Node) (op.Operator, error) 
 		ib.Fail(failed)
 	}
 	for i, in := range s.instances {
-		go q.pull(ib, n.ID, i, in.backend)
+		if !q.c.goTracked(func() { q.pull(ib, n.ID, i, in.backend) }) {
+			ib.Fail(errClosing)
+		}
 	}
 	var keys []fragment.SortKey
 	if n.Exchange.Merge && len(n.Exchange.SortKeys) == 0 {
@@ -418,12 +439,10 @@ func (q *query) abortLocked() {
 		ib.Fail(err)
 	}
 	q.cancel()
-	q.c.bg.Add(1)
-	go func() {
-		defer q.c.bg.Done()
+	q.c.goTracked(func() {
 		defer q.recoverQuery("cancelling on the backends")
 		q.cancelRemote()
-	}()
+	})
 }
 
 // cancelRemote sends ActCancel for the query to every backend it uses.
@@ -470,7 +489,17 @@ func (q *query) finish() {
 	q.stopCtx()
 	close(q.watchDone)
 	q.cancel()
-	if !complete {
+	if complete {
+		return
+	}
+	// In the background, as abortLocked does: the statement's answer (to
+	// KILL, a timeout, a LIMIT reached) does not wait on backends busy with
+	// the query's work, which took up to a second on two loaded cores
+	// (TestE2EStopEveryStage).
+	if !q.c.goTracked(func() {
+		defer q.recoverQuery("cancelling on the backends")
+		q.cancelRemote()
+	}) {
 		q.cancelRemote()
 	}
 }
@@ -515,3 +544,6 @@ func NewQueryID() string {
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
+
+// errClosing fails what a query would start while the FE shuts down.
+var errClosing = sqlerr.Doris.New("the frontend is shutting down")

@@ -14,6 +14,16 @@ import (
 // tablet of the partitions it committed publishes at the partition's new
 // version, then the catalog advances the visible versions.
 func (c *Coordinator) publish(ctx context.Context, id storage.TxnID) error {
+	if err := c.publishBackends(ctx, id); err != nil {
+		return err
+	}
+	return c.cat.FinishTxn(id)
+}
+
+// publishBackends has every backend holding a replica of txn's partitions
+// publish its rowsets at the committed versions; they stay invisible to
+// queries until the catalog's FinishTxn raises the visible versions.
+func (c *Coordinator) publishBackends(ctx context.Context, id storage.TxnID) error {
 	txn, ok := c.cat.Txn(id)
 	if !ok {
 		return fmt.Errorf("transaction %d not found", id)
@@ -48,7 +58,7 @@ func (c *Coordinator) publish(ctx context.Context, id storage.TxnID) error {
 			return c.backendErr(be, err)
 		}
 	}
-	return c.cat.FinishTxn(id)
+	return nil
 }
 
 // Recover finishes what a crash interrupted: committed transactions are
@@ -94,6 +104,11 @@ func (c *Coordinator) Recover(ctx context.Context) error {
 // publishing the same table.
 func (c *Coordinator) republish() {
 	for _, txn := range c.cat.Txns(catalog.TxnCommitted) {
+		if len(txn.Tables) == 0 {
+			// The head of an explicit transaction holds only its label.
+			_ = c.cat.FinishTxn(txn.ID)
+			continue
+		}
 		if len(txn.Tables) != 1 {
 			continue // loads touch one table
 		}

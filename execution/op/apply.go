@@ -136,7 +136,7 @@ func (a *Apply) subRows(ctx context.Context, rec arrow.Record, i int, outerTypes
 	now := a.env.Eval
 	ectx := &expr.Context{Params: params}
 	if now != nil {
-		ectx.Now, ectx.Sets = now.Now, now.Sets
+		ectx.Now, ectx.Sets, ectx.Ctx = now.Now, now.Sets, now.Ctx
 	}
 	env := &Env{Mem: a.env.Mem, Eval: ectx, Tracker: a.env.Tracker, Depth: a.depth + 1}
 	src := &Sources{Store: a.src.Store, Tablets: a.src.Tablets, Exchange: func(n *fragment.Node) (Operator, error) {

@@ -20,6 +20,10 @@ type OpStats struct {
 	Batches int64             `json:"batches"`
 	TimeNs  int64             `json:"time_ns"` // in Next, children included
 	PeakMem int64             `json:"peak_mem"`
+	// ScanRows and ScanBytes are what a scan node read from storage
+	// (before its filters; see scanCounter); 0 for other nodes.
+	ScanRows  int64 `json:"scan_rows,omitempty"`
+	ScanBytes int64 `json:"scan_bytes,omitempty"`
 }
 
 // Profile collects the per-operator counters of a tree built by BuildProfiled.
@@ -39,6 +43,9 @@ func (p *Profile) Stats() []OpStats {
 	for _, o := range p.nodes {
 		s := OpStats{Node: o.node.ID, Kind: o.node.Kind, Rows: o.rows.Load(), Batches: o.batches.Load(),
 			TimeNs: o.ns.Load(), PeakMem: o.mem.Peak()}
+		if c, ok := o.Operator.(scanCounter); ok {
+			s.ScanRows, s.ScanBytes = c.scanned()
+		}
 		i, ok := at[s.Node]
 		if !ok {
 			at[s.Node] = len(out)
@@ -49,6 +56,8 @@ func (p *Profile) Stats() []OpStats {
 		out[i].Batches += s.Batches
 		out[i].TimeNs = max(out[i].TimeNs, s.TimeNs)
 		out[i].PeakMem += s.PeakMem
+		out[i].ScanRows += s.ScanRows
+		out[i].ScanBytes += s.ScanBytes
 	}
 	return out
 }

@@ -207,6 +207,15 @@ func (s *ScanFilter) Schema() *arrow.Schema { return s.schema }
 
 func (s *ScanFilter) Close() { s.child.Close() }
 
+var _ scanCounter = (*ScanFilter)(nil)
+
+func (s *ScanFilter) scanned() (int64, int64) {
+	if c, ok := s.child.(scanCounter); ok {
+		return c.scanned()
+	}
+	return 0, 0
+}
+
 // readCol is the read column of output column c.
 func (s *ScanFilter) readCol(c int) int {
 	if s.keep == nil {

@@ -3,6 +3,7 @@ package op
 import (
 	"context"
 	"io"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/dorisgo/dorisgo/sql/types"
@@ -17,15 +18,31 @@ type TabletReader interface {
 // OlapScan reads a list of tablets one after another, returning only the
 // requested columns; pushed conjuncts are applied by a Filter above it.
 type OlapScan struct {
-	store   TabletReader
-	reqs    []storage.ScanRequest
-	schema  *arrow.Schema
-	cur     storage.RecordIterator
-	next    int
-	RowsOut int64
+	store  TabletReader
+	reqs   []storage.ScanRequest
+	schema *arrow.Schema
+	cur    storage.RecordIterator
+	next   int
+	// rows and bytes read from storage (the profile reads them while the
+	// scan runs).
+	rows, bytes atomic.Int64
 }
 
 var _ Operator = (*OlapScan)(nil)
+
+// scanCounter is an operator that reads storage: OlapScan, and the
+// ScanFilter over one, which counts what its scan read.
+type scanCounter interface {
+	// scanned is the rows and bytes read so far; bytes are those of the
+	// read columns' data as the scan returned it (decoded Arrow buffers,
+	// before any filter), so a query's count does not depend on what the
+	// column cache or Pebble's block cache happened to hold.
+	scanned() (rows, bytes int64)
+}
+
+var _ scanCounter = (*OlapScan)(nil)
+
+func (s *OlapScan) scanned() (int64, int64) { return s.rows.Load(), s.bytes.Load() }
 
 // NewOlapScan scans reqs in order; out describes the columns of each request.
 func NewOlapScan(store TabletReader, reqs []storage.ScanRequest, out []types.Column) *OlapScan {
@@ -63,7 +80,8 @@ func (s *OlapScan) Next(ctx context.Context) (arrow.Record, error) {
 			rec.Release()
 			continue
 		}
-		s.RowsOut += rec.NumRows()
+		s.rows.Add(rec.NumRows())
+		s.bytes.Add(RecordBytes(rec))
 		// Re-label with the plan's schema (names/nullability as the planner sees them).
 		out := relabel(rec, s.schema)
 		return out, nil

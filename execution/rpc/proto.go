@@ -20,6 +20,7 @@ const (
 	ActCancel       = "cancel"
 	ActExecFragment = "exec_fragment"
 	ActQueryStatus  = "query_status"
+	ActWriteDelete  = "write_delete"
 )
 
 // CreateTabletReq creates tablets with one schema.
@@ -36,6 +37,15 @@ type DropTabletReq struct {
 // TxnReq names a transaction (prepare, abort).
 type TxnReq struct {
 	Txn storage.TxnID `json:"txn"`
+}
+
+// WriteDeleteReq adds a delete condition to tablets of a transaction
+// (storage.Store.WriteDelete) and prepares the transaction on the backend
+// (answering PrepareResp); Publish then follows as for a load.
+type WriteDeleteReq struct {
+	Txn     storage.TxnID      `json:"txn"`
+	Tablets []storage.TabletID `json:"tablets"`
+	Cond    storage.DeleteCond `json:"cond"`
 }
 
 // PrepareResp reports what a prepared transaction wrote per tablet.

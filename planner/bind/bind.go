@@ -75,6 +75,12 @@ type Binder struct {
 	having *havingNames
 	// ticks counts expression nodes bound (tick).
 	ticks uint32
+	// views are the views being expanded, outermost first; defining is
+	// the view a CREATE/ALTER VIEW defines; nViews counts expansions
+	// (view.go).
+	views    []viewRef
+	defining *viewRef
+	nViews   int
 }
 
 // New returns a binder for one statement.
@@ -135,6 +141,10 @@ type scope struct {
 	// aggregation, so its references to this scope mean the group keys'
 	// outputs, and any other column is MySQL's 1055.
 	post *aggCtx
+	// shown (a FROM scope) holds the columns * shows: of two columns a
+	// USING or NATURAL join made one, an unqualified name means the shown
+	// one (MySQL's coalesced join column), not an ambiguity.
+	shown map[logical.ColumnID]bool
 }
 
 func (s *scope) find(qual, name string) ([]logical.Column, error) {
@@ -185,6 +195,17 @@ func (s *scope) lookup(qual, name string) (logical.Column, error) {
 		default:
 			if dedup(found) {
 				return found[0], nil
+			}
+			if qual == "" && sc == s && sc.shown != nil {
+				var kept []logical.Column
+				for _, c := range found {
+					if sc.shown[c.ID] {
+						kept = append(kept, c)
+					}
+				}
+				if len(kept) > 0 && len(kept) < len(found) && dedup(kept) {
+					return kept[0], nil
+				}
 			}
 			return logical.Column{}, sqlerr.NonUniq.New(full, s.clause)
 		}

@@ -26,6 +26,19 @@ type fromResult struct {
 	owned bool
 }
 
+// shownIDs is the set of f's visible column ids when a USING or NATURAL
+// join hid some columns (nil when every column is visible).
+func shownIDs(f *fromResult) map[logical.ColumnID]bool {
+	if len(f.visible) == len(f.columns()) {
+		return nil
+	}
+	m := make(map[logical.ColumnID]bool, len(f.visible))
+	for _, c := range f.visible {
+		m[c.ID] = true
+	}
+	return m
+}
+
 // columns is f.node.Columns(), computed once.
 func (f *fromResult) columns() []logical.Column {
 	if f.cols == nil {
@@ -239,11 +252,13 @@ func (b *Binder) bindAliased(n *sqlparser.AliasedTableExpr, outer *scope) (*from
 				return &fromResult{node: v, visible: v.Cols}, nil
 			}
 		}
+		named := db
 		db, t, err := b.resolveTable(db, name)
 		if err != nil {
-			return nil, err
+			return b.tableOrView(named, name, alias, err)
 		}
 		sc := &logical.Scan{DB: db, Table: t, Alias: alias}
+		sc.ViewDB, sc.View = b.viewOfScan()
 		for i, c := range t.Columns {
 			col := b.newCol(alias, c.Name, c.Type, c.Nullable)
 			b.setOrigin(col, db, t.Name)
@@ -376,6 +391,11 @@ func (b *Binder) bindJoin(n *sqlparser.JoinTableExpr, outer *scope) (*fromResult
 			}
 		}
 	}
+	if len(using) > 0 && jt == logical.FullOuterJoin {
+		// The shared column would be COALESCE(left, right); showing either
+		// side's would answer NULL for the other side's unmatched rows.
+		return nil, sqlerr.NotSupportedYet.New("USING or NATURAL with FULL OUTER JOIN (write the condition with ON)")
+	}
 	if len(using) > 0 {
 		drop := map[logical.ColumnID]bool{}
 		for _, u := range using {
@@ -411,7 +431,7 @@ func (b *Binder) bindJoin(n *sqlparser.JoinTableExpr, outer *scope) (*fromResult
 		if err != nil {
 			return nil, err
 		}
-		conds = splitAnd(x)
+		conds = splitAnd(condition(x))
 	}
 	if len(conds) == 0 && jt == logical.InnerJoin {
 		j.Type = logical.CrossJoin

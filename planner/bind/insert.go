@@ -20,7 +20,8 @@ type Insert struct {
 	DB     string
 	Table  *catalog.Table
 	Source logical.Node
-	// Label is the load label (INSERT ... WITH LABEL is not parsed; "" = generated).
+	// Label is the load label (INSERT ... WITH LABEL, which the server
+	// sets from the parsed statement; "" = generated).
 	Label string
 }
 
@@ -34,7 +35,7 @@ func (b *Binder) BindInsert(ins *sqlparser.Insert) (*Insert, error) {
 	}
 	db, t, err := b.resolveTable(ins.Table.DbQualifier.String(), ins.Table.Name.String())
 	if err != nil {
-		return nil, err
+		return nil, b.notInsertable(ins.Table.DbQualifier.String(), ins.Table.Name.String(), err)
 	}
 	// target[i] = position in the source row of table column i, or -1 (default).
 	target := make([]int, len(t.Columns))

@@ -76,7 +76,7 @@ func (b *Binder) bindSelect(sel *sqlparser.Select, outer *scope) (*Query, error)
 		return nil, err
 	}
 	plan := from.node
-	fromScope := &scope{cols: from.node.Columns(), clause: "where clause", outer: outer}
+	fromScope := &scope{cols: from.node.Columns(), clause: "where clause", outer: outer, shown: shownIDs(from)}
 	if sel.Where != nil {
 		p, err := b.bindWhere(plan, sel.Where.Expr, fromScope)
 		if err != nil {
@@ -120,7 +120,7 @@ func (b *Binder) bindSelect(sel *sqlparser.Select, outer *scope) (*Query, error)
 		if err != nil {
 			return nil, err
 		}
-		having = splitAnd(x)
+		having = splitAnd(condition(x))
 	}
 	// ORDER BY keys: ordinals and aliases name select items; other
 	// expressions are computed as hidden columns.

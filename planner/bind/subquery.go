@@ -107,13 +107,23 @@ func (b *Binder) bindWhere(plan logical.Node, e sqlparser.Expr, s *scope) (logic
 		if err != nil {
 			return nil, err
 		}
-		conds = append(conds, splitAnd(x)...)
+		conds = append(conds, splitAnd(condition(x))...)
 	}
 	plan = b.wrapApplies(plan, applies)
 	if len(conds) > 0 {
 		plan = &logical.Filter{Input: plan, Conds: conds}
 	}
 	return plan, nil
+}
+
+// condition makes x a WHERE, ON or HAVING condition: a value of another
+// type holds where it is not zero (WHERE v, HAVING sum(v)), as MySQL and
+// Doris read it, by a cast to BOOLEAN; the filters evaluate booleans only.
+func condition(x expr.Expr) expr.Expr {
+	if k := x.Type().Kind; k == types.Boolean || k == types.Null {
+		return x
+	}
+	return expr.NewCast(x, types.BoolT)
 }
 
 // semiJoin plans one WHERE conjunct that is a subquery test: as a join when

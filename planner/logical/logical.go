@@ -45,6 +45,10 @@ type Scan struct {
 	Cols    []Column // the columns read
 	Ords    []int    // Cols[i] is table column Ords[i]
 	Filters []expr.Expr
+	// ViewDB.View is the outermost view through which the query reads
+	// the table ("" if it names the table itself): privileges are checked
+	// on the view, not on the table, as in Doris.
+	ViewDB, View string
 }
 
 // Filter keeps rows satisfying every conjunct.

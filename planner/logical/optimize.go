@@ -1,6 +1,7 @@
 package logical
 
 import (
+	"context"
 	"slices"
 
 	"github.com/dorisgo/dorisgo/sql/expr"
@@ -9,8 +10,16 @@ import (
 // Optimize applies the rewrite rules: predicate pushdown (WHERE conjuncts
 // move into joins, turning cross joins into equi joins, and down to the
 // scans) and column pruning (scans read only the columns the query uses).
-func Optimize(n Node) Node {
-	n = pushFilters(n)
+// It stops with ctx's error once ctx is done (KILL, query_timeout, the
+// client leaving; nil: never): predicate pushdown, its one pass that is
+// not linear in the plan (each join asks its sides for their columns), asks
+// at every node it visits.
+func Optimize(ctx context.Context, n Node) (Node, error) {
+	o := &rewriter{ctx: ctx}
+	n = o.pushFilters(n)
+	if o.stopped() {
+		return nil, o.done
+	}
 	used := map[ColumnID]bool{}
 	for _, c := range n.Columns() {
 		used[c.ID] = true
@@ -23,6 +32,9 @@ func Optimize(n Node) Node {
 	// subqueries included, so grow the set to a fixpoint.
 	for projectUses(n, used) {
 	}
+	if o.stopped() {
+		return nil, o.done
+	}
 	// Columns only a scan's own conjuncts read stay in the scan but leave
 	// every projection (dropFilterOnly puts one over the filter; a
 	// pass-through projection above carries the same column id).
@@ -33,7 +45,22 @@ func Optimize(n Node) Node {
 	for id := range filterOnly(n) {
 		delete(proj, id)
 	}
-	return dropFilterOnly(pruneScans(n, used, proj))
+	return dropFilterOnly(pruneScans(n, used, proj)), nil
+}
+
+// rewriter carries the statement's context through a rewrite.
+type rewriter struct {
+	ctx  context.Context
+	done error // ctx's error, once seen
+}
+
+// stopped reports that the statement's context is done. Once it is, the
+// rewrite returns what it visits unchanged and Optimize returns the error.
+func (o *rewriter) stopped() bool {
+	if o.done == nil && o.ctx != nil {
+		o.done = o.ctx.Err()
+	}
+	return o.done != nil
 }
 
 // filteredScan is the scan n filters: a Filter directly over a Scan, or a
@@ -195,16 +222,19 @@ func projectUses(n Node, used map[ColumnID]bool) bool {
 }
 
 // pushFilters moves filter conjuncts as far down as they can go.
-func pushFilters(n Node) Node {
+func (o *rewriter) pushFilters(n Node) Node {
+	if o.stopped() {
+		return n
+	}
 	switch x := n.(type) {
 	case *Filter:
-		in := pushFilters(x.Input)
-		return pushInto(in, factorOr(foldConds(x.Conds)))
+		in := o.pushFilters(x.Input)
+		return o.pushInto(in, factorOr(foldConds(x.Conds)))
 	case *Project:
-		return &Project{Input: pushFilters(x.Input), Exprs: x.Exprs, Cols: x.Cols}
+		return &Project{Input: o.pushFilters(x.Input), Exprs: x.Exprs, Cols: x.Cols}
 	case *Join:
 		j := *x
-		j.Left, j.Right = pushFilters(x.Left), pushFilters(x.Right)
+		j.Left, j.Right = o.pushFilters(x.Left), o.pushFilters(x.Right)
 		if len(j.Other) == 0 {
 			return &j
 		}
@@ -229,7 +259,7 @@ func pushFilters(n Node) Node {
 					keep = append(keep, c)
 				}
 			}
-			j.Left, j.Right = pushInto(j.Left, toLeft), pushInto(j.Right, toRight)
+			j.Left, j.Right = o.pushInto(j.Left, toLeft), o.pushInto(j.Right, toRight)
 			j.Other = keep
 		} else {
 			// An ON conjunct reading only the side whose rows merely get
@@ -247,48 +277,48 @@ func pushFilters(n Node) Node {
 					keep = append(keep, c)
 				}
 			}
-			j.Left, j.Right = pushInto(j.Left, toLeft), pushInto(j.Right, toRight)
+			j.Left, j.Right = o.pushInto(j.Left, toLeft), o.pushInto(j.Right, toRight)
 			j.Other = keep
 		}
 		return &j
 	case *Limit:
-		return &Limit{Input: pushFilters(x.Input), Offset: x.Offset, Count: x.Count}
+		return &Limit{Input: o.pushFilters(x.Input), Offset: x.Offset, Count: x.Count}
 	case *Sort:
-		return &Sort{Input: pushFilters(x.Input), Keys: x.Keys}
+		return &Sort{Input: o.pushFilters(x.Input), Keys: x.Keys}
 	case *Aggregate:
 		a := *x
-		a.Input = pushFilters(x.Input)
+		a.Input = o.pushFilters(x.Input)
 		return &a
 	case *Window:
-		return &Window{Input: pushFilters(x.Input), Calls: x.Calls}
+		return &Window{Input: o.pushFilters(x.Input), Calls: x.Calls}
 	case *Repeat:
 		r := *x
-		r.Input = pushFilters(x.Input)
+		r.Input = o.pushFilters(x.Input)
 		return &r
 	case *SetOp:
 		s := *x
 		s.Ins = make([]Node, len(x.Ins))
 		for i, in := range x.Ins {
-			s.Ins[i] = pushFilters(in)
+			s.Ins[i] = o.pushFilters(in)
 		}
 		return &s
 	case *Apply:
 		a := *x
-		a.Outer = pushFilters(x.Outer)
-		a.Sub = pushFilters(x.Sub)
+		a.Outer = o.pushFilters(x.Outer)
+		a.Sub = o.pushFilters(x.Sub)
 		return &a
 	}
 	return n
 }
 
 // pushInto places conds over n, pushing each as deep as its columns allow.
-func pushInto(n Node, conds []expr.Expr) Node {
-	if len(conds) == 0 {
+func (o *rewriter) pushInto(n Node, conds []expr.Expr) Node {
+	if len(conds) == 0 || o.stopped() {
 		return n
 	}
 	switch x := n.(type) {
 	case *Filter:
-		return pushInto(x.Input, append(append([]expr.Expr{}, x.Conds...), conds...))
+		return o.pushInto(x.Input, append(append([]expr.Expr{}, x.Conds...), conds...))
 	case *Join:
 		j := *x
 		var keep []expr.Expr
@@ -322,8 +352,8 @@ func pushInto(n Node, conds []expr.Expr) Node {
 				keep = append(keep, c)
 			}
 		}
-		j.Left = pushInto(j.Left, toLeft)
-		j.Right = pushInto(j.Right, toRight)
+		j.Left = o.pushInto(j.Left, toLeft)
+		j.Right = o.pushInto(j.Right, toRight)
 		if len(keep) == 0 {
 			return &j
 		}
@@ -338,7 +368,7 @@ func pushInto(n Node, conds []expr.Expr) Node {
 			}
 		}
 		a := *x
-		a.Outer = pushInto(x.Outer, down)
+		a.Outer = o.pushInto(x.Outer, down)
 		if len(keep) == 0 {
 			return &a
 		}
@@ -364,7 +394,7 @@ func pushInto(n Node, conds []expr.Expr) Node {
 		if len(down) == 0 {
 			return &Filter{Input: n, Conds: conds}
 		}
-		var p Node = &Project{Input: pushInto(x.Input, down), Exprs: x.Exprs, Cols: x.Cols}
+		var p Node = &Project{Input: o.pushInto(x.Input, down), Exprs: x.Exprs, Cols: x.Cols}
 		if len(keep) > 0 {
 			p = &Filter{Input: p, Conds: keep}
 		}
@@ -641,7 +671,9 @@ func pruneScans(n Node, used, proj map[ColumnID]bool) Node {
 	case *Project:
 		// Outputs nothing reads go (their inputs may be pruned below);
 		// one stays so the row count does, and the columns it reads stay
-		// below it (SELECT COUNT(*) FROM (SELECT n FROM t) a).
+		// below it, as outputs of the projections there too (SELECT
+		// COUNT(*) FROM (SELECT k FROM (SELECT k, v FROM t) b) a: b must
+		// keep k, not its own last column).
 		p := &Project{}
 		for i, c := range x.Cols {
 			if proj[c.ID] || (i == len(x.Cols)-1 && len(p.Cols) == 0) {
@@ -653,6 +685,7 @@ func pruneScans(n Node, used, proj map[ColumnID]bool) Node {
 			expr.Walk(e, func(y expr.Expr) bool {
 				if r, ok := y.(*expr.ColRef); ok {
 					used[ColumnID(r.Index)] = true
+					proj[ColumnID(r.Index)] = true
 				}
 				return true
 			})

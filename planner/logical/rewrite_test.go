@@ -210,3 +210,22 @@ func TestUsageMatchesWalk(t *testing.T) {
 		walk(p)
 	}
 }
+
+// COUNT(*) over nested derived tables (a view of a view): each projection
+// that keeps one output for the row count keeps the column the one above
+// it reads, not its own last column.
+func TestPruneNestedProjectionsUnderCount(t *testing.T) {
+	s := scanOf("t", 1, 2)
+	inner := &Project{Input: s, Exprs: []expr.Expr{s.Cols[0].Ref(), s.Cols[1].Ref()}, Cols: []Column{{ID: 3, Name: "k"}, {ID: 4, Name: "v"}}}
+	outer := &Project{Input: inner, Exprs: []expr.Expr{inner.Cols[0].Ref()}, Cols: []Column{{ID: 5, Name: "k"}}}
+	agg := &Aggregate{Input: outer, Aggs: []AggCall{{Fn: "count", Col: Column{ID: 6, Name: "count(*)"}}}}
+	out, err := Optimize(nil, agg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := out.(*Aggregate).Input.(*Project)
+	i := o.Input.(*Project)
+	if got := colIDs(o.Cols) + " / " + colIDs(i.Cols); got != "5 / 3" {
+		t.Errorf("projections keep %s, want 5 / 3", got)
+	}
+}

@@ -28,7 +28,10 @@ type Distributed struct {
 // inserts the exchanges and the plan is cut into fragments at them. out
 // names the result columns. ErrNotDistributable: use Plan.
 func PlanDistributed(ctx *Context, root logical.Node, out []types.Column) (*Distributed, error) {
-	root = logical.Optimize(root)
+	root, err := logical.Optimize(ctx.Ctx, root)
+	if err != nil {
+		return nil, err
+	}
 	d := &distPlanner{ctx: ctx, eq: props.NewEquivClasses(), subst: map[logical.ColumnID]expr.Expr{}}
 	d.nextCol = maxColumnID(root) + 1
 	for _, be := range ctx.Cat.Backends() {

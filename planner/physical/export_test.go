@@ -1,6 +1,7 @@
 package physical
 
 import (
+	"context"
 	"slices"
 
 	"github.com/dorisgo/dorisgo/planner/logical"
@@ -45,7 +46,11 @@ func LogicalJoinShapes(n logical.Node) (shapes, conds []string) {
 			shapes, conds = addShape(shapes, conds, j.Type, j.Equi, j.Other)
 		}
 	}
-	walk(logical.Optimize(n))
+	opt, err := logical.Optimize(context.Background(), n)
+	if err != nil {
+		panic(err) // no context: never
+	}
+	walk(opt)
 	slices.Sort(shapes)
 	slices.Sort(conds)
 	return shapes, conds

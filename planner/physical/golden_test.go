@@ -32,8 +32,8 @@ var update = flag.Bool("update", false, "rewrite planner/testdata golden files")
 //	<expected output>
 //	====
 //
-// Commands: backends N; exec-ddl (CREATE TABLE / CREATE DATABASE / ALTER
-// colocate); inject-stats (lines "table rows": commits a load of that many
+// Commands: backends N; exec-ddl (CREATE TABLE / CREATE [OR REPLACE] VIEW /
+// ALTER colocate); inject-stats (lines "table rows": commits a load of that many
 // rows spread over the table's tablets, without data); set (k=v lines);
 // unstable (group name: marks the group unstable); explain [verbose|distributed].
 func TestGolden(t *testing.T) {
@@ -242,7 +242,31 @@ func (e *env) inject(table string, rows int64) error {
 	return e.cat.FinishTxn(txn.ID)
 }
 
-// ddl runs CREATE TABLE (Doris form) or ALTER TABLE t SET ("colocate_with"=g).
+// createView binds the view's query as the server does (1462 for a view
+// reaching itself) and stores it.
+func (e *env) createView(x *parser.CreateView) error {
+	q, err := bind.New(&bind.Context{Cat: e.cat, DB: e.db, Now: time.Now(), Hints: x.Query.Hints}).
+		BindView(e.db, x.Name, x.Query.AST.(sqlparser.SelectStatement))
+	if err != nil {
+		return err
+	}
+	spec := &catalog.ViewSpec{Name: x.Name, Query: x.Query.Text, QueryDB: e.db}
+	for i, o := range q.Outputs {
+		name := o.Name
+		if x.Columns != nil {
+			name = x.Columns[i].Name
+		}
+		spec.Columns = append(spec.Columns, catalog.Column{Column: types.Column{Name: name, Type: o.Col.T, Nullable: o.Col.Null}})
+	}
+	mode := catalog.ViewCreate
+	if x.OrReplace {
+		mode = catalog.ViewOrReplace
+	}
+	_, err = e.cat.CreateView(e.db, spec, mode)
+	return err
+}
+
+// ddl runs CREATE TABLE (Doris form), CREATE VIEW or ALTER TABLE t SET ("colocate_with"=g).
 func (e *env) ddl(sql string) error {
 	st, err := parser.ParseOne(sql)
 	if err != nil {
@@ -251,6 +275,8 @@ func (e *env) ddl(sql string) error {
 	switch x := st.(type) {
 	case *parser.AlterTableSet:
 		return e.cat.SetColocateGroup(e.db, x.Table, x.Properties["colocate_with"])
+	case *parser.CreateView:
+		return e.createView(x)
 	case *parser.CreateTable:
 		spec := &catalog.TableSpec{Name: x.Name, Properties: x.Properties, KeyColumns: x.KeyColumns, ReplicationNum: 1,
 			ColocateWith: x.Properties["colocate_with"], Keys: storage.DupKeys}

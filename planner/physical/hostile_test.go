@@ -22,6 +22,7 @@ import (
 
 	"github.com/dorisgo/dorisgo/planner/bind"
 	"github.com/dorisgo/dorisgo/planner/fragment"
+	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/planner/physical"
 	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
@@ -276,6 +277,27 @@ func TestPlanningObeysContext(t *testing.T) {
 		[]types.Column{{Name: "count(*)", Type: types.BigIntT}})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("physical planning: %v, want context.Canceled", err)
+	}
+	// The logical rewrites ask too: pushing a conjunct per table down a
+	// 1,000-table chain stops where it is, and so does the single-root
+	// planner (the one that runs correlated subqueries by Apply).
+	st, _ = parser.ParseOne(hostileSQL("chainwhere", 1000))
+	q, err = bind.New(&bind.Context{Cat: e.cat, DB: e.db, Now: time.Now()}).BindSelect(st.(*parser.Vitess).AST.(sqlparser.SelectStatement))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx = &stopAfter{Context: context.Background()}
+	ctx.n.Store(500)
+	if _, err := logical.Optimize(ctx, q.Plan); !errors.Is(err, context.Canceled) {
+		t.Errorf("logical rewrites: %v, want context.Canceled", err)
+	}
+	if ctx.n.Load() > 0 {
+		t.Errorf("the rewrites asked the context fewer than 500 times")
+	}
+	ctx = &stopAfter{Context: context.Background()}
+	ctx.n.Store(5000) // past the rewrites (about 4,000 asks), in the lowering
+	if _, err := physical.PlanCtx(ctx, q.Plan, []types.Column{{Name: "count(*)", Type: types.BigIntT}}); !errors.Is(err, context.Canceled) {
+		t.Errorf("single-root planning: %v, want context.Canceled", err)
 	}
 }
 

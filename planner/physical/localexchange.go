@@ -179,8 +179,14 @@ type localDecision struct {
 	rule string      // G1–G3, or "" (the operator's table)
 }
 
+// maxPipelineTasks bounds parallel_pipeline_task_num: tasks past the
+// cores only add goroutines and buffers, and 2^31 of them (SET_VAR with a
+// mistyped number) had each backend allocate 51 GB for its task list and
+// the process die out of memory (TestE2ESQLMutations).
+const maxPipelineTasks = 256
+
 // pipelineTasks is the tasks each instance runs (parallel_pipeline_task_num,
-// 0 = cores/2).
+// 0 = cores/2, at most maxPipelineTasks).
 func (d *distPlanner) pipelineTasks() int {
 	n := d.ctx.Vars.ParallelPipelineTaskNum
 	if n <= 0 {
@@ -190,7 +196,7 @@ func (d *distPlanner) pipelineTasks() int {
 		}
 		n = cores / 2
 	}
-	return max(n, 1)
+	return min(max(n, 1), maxPipelineTasks)
 }
 
 // planLocal plans local exchanges in every multi-task fragment.

@@ -21,6 +21,7 @@
 package physical
 
 import (
+	"context"
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/planner/logical"
@@ -32,8 +33,17 @@ import (
 
 // Plan builds the fragments for root; out names the result columns.
 func Plan(root logical.Node, out []types.Column) (*fragment.Plan, error) {
-	root = logical.Optimize(root)
-	p := &planner{plan: &fragment.Plan{Output: out}}
+	return PlanCtx(context.Background(), root, out)
+}
+
+// PlanCtx is Plan under the statement's context: it stops with ctx's error
+// once ctx is done (KILL, query_timeout, the client leaving; nil: never).
+func PlanCtx(ctx context.Context, root logical.Node, out []types.Column) (*fragment.Plan, error) {
+	root, err := logical.Optimize(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	p := &planner{plan: &fragment.Plan{Output: out}, ctx: ctx}
 	p.plan.Fragments = append(p.plan.Fragments, nil) // fragment 0, filled last
 	n, err := p.lower(root)
 	if err != nil {
@@ -45,6 +55,7 @@ func Plan(root logical.Node, out []types.Column) (*fragment.Plan, error) {
 
 type planner struct {
 	plan   *fragment.Plan
+	ctx    context.Context // the statement's; nil: never done
 	nextID fragment.NodeID
 	// params maps outer column ids to parameter positions while lowering an
 	// Apply's subquery (innermost last).
@@ -79,6 +90,9 @@ func (p *planner) remote(n *fragment.Node) *fragment.Node {
 
 // lower converts a logical subtree into nodes of the current fragment.
 func (p *planner) lower(n logical.Node) (*fragment.Node, error) {
+	if p.ctx != nil && p.ctx.Err() != nil {
+		return nil, p.ctx.Err()
+	}
 	if r, ok, err := p.lowerScanChain(n); ok || err != nil {
 		return r, err
 	}

@@ -5,6 +5,7 @@ import (
 	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/types"
+	"github.com/dorisgo/dorisgo/storage"
 )
 
 // maxPrunedBuckets bounds the IN-list combinations bucket pruning hashes;
@@ -222,4 +223,60 @@ func mirror(c *expr.Call) *expr.Call {
 		return c
 	}
 	return &expr.Call{Fn: fn, Args: []expr.Expr{c.Args[1], c.Args[0]}, T: c.T, Null: c.Null}
+}
+
+// PruneTablets lists the tablets a scan of s filtered by conds reads: the
+// partitions partition pruning keeps, restricted to parts when parts is not
+// nil, and in each the buckets bucket pruning keeps, chosen as a query's
+// scan chooses them except that partitions never loaded are kept (a DELETE
+// uses it: its condition then also covers a concurrent first load).
+func PruneTablets(s *logical.Scan, parts []*catalog.Partition, conds []expr.Expr) map[*catalog.Partition][]*catalog.Tablet {
+	t := s.Table
+	if parts == nil {
+		parts = t.Partitions
+	}
+	buckets := selectedBuckets(t, s, conds)
+	out := map[*catalog.Partition][]*catalog.Tablet{}
+	for _, p := range parts {
+		if !partitionSelected(t, p, s, conds) {
+			continue
+		}
+		for _, tb := range p.Tablets {
+			if buckets == nil || buckets[tb.Bucket] {
+				out[p] = append(out[p], tb)
+			}
+		}
+	}
+	return out
+}
+
+// ColumnRanges is what conds say about the columns of s as zone-map
+// ranges over table column ordinals: every row satisfying conds lies in
+// each of them. Only conjuncts column op constant (typed as the column)
+// count, as for partition pruning.
+func ColumnRanges(s *logical.Scan, conds []expr.Expr) []storage.ColumnRange {
+	var out []storage.ColumnRange
+	for i, c := range s.Cols {
+		b := bounds(conds, c.ID, c.T)
+		r := storage.ColumnRange{Column: s.Ords[i]}
+		switch {
+		case b.hasEq && len(b.eq) > 0:
+			lo, hi := b.eq[0], b.eq[0]
+			for _, v := range b.eq[1:] {
+				if types.Compare(v, lo) < 0 {
+					lo = v
+				}
+				if types.Compare(v, hi) > 0 {
+					hi = v
+				}
+			}
+			r.Lo, r.LoIncl, r.Hi, r.HiIncl = &lo, true, &hi, true
+		case b.lo != nil || b.hi != nil:
+			r.Lo, r.LoIncl, r.Hi, r.HiIncl = b.lo, b.loIncl, b.hi, b.hiIncl
+		default:
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }

@@ -19,7 +19,7 @@
 // Test entry (slt_test.go): go test ./server/slt -run TestSLT [flags]
 //
 //	-slt.set=short|all|quick|none   files from testdata/baseline.list (env SLT_SET);
-//	                                default short (select1-5, evidence), quick under -race/-short;
+//	                                default short (select1-5, evidence, index/view, index/delete but 1000), quick under -race/-short;
 //	-slt.set=index/,random/groupby  or comma-separated path prefixes, to run the corpus in parts
 //	-slt.file=test/select1.test     one file
 //	-slt.v                          log every failure

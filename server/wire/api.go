@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/go-mysql-org/go-mysql/mysql"
 
 	"github.com/dorisgo/dorisgo/sql/types"
 )
@@ -131,3 +132,16 @@ func ClientMultiStatements(ctx context.Context) bool {
 	v, _ := ctx.Value(multiStmtKey).(bool)
 	return v
 }
+
+// StatusReporter is optionally implemented by a Session: the status flags
+// of every OK and EOF packet come from it (autocommit, in transaction), as
+// drivers read them to know the session's transaction state.
+type StatusReporter interface {
+	ServerStatus() uint16
+}
+
+// The status flags a StatusReporter reports.
+const (
+	StatusInTrans    = mysql.SERVER_STATUS_IN_TRANS
+	StatusAutocommit = mysql.SERVER_STATUS_AUTOCOMMIT
+)

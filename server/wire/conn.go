@@ -74,9 +74,18 @@ func (c *conn) send(b []byte) error {
 	return nil
 }
 
+// serverStatus is the status flags to send: the session's when it
+// reports them, else the connection's.
+func (c *conn) serverStatus() uint16 {
+	if r, ok := c.sess.(StatusReporter); ok {
+		return r.ServerStatus()
+	}
+	return c.status
+}
+
 // sendOK writes OK with the connection status.
 func (c *conn) sendOK(ok OK) error {
-	return c.send(appendOK(c.begin(), mysql.OK_HEADER, ok, c.status))
+	return c.send(appendOK(c.begin(), mysql.OK_HEADER, ok, c.serverStatus()))
 }
 
 // sendEnd closes a result set (or a metadata block that needs a
@@ -296,7 +305,7 @@ func (c *conn) fieldList(ctx context.Context, body []byte) {
 			return
 		}
 	}
-	_ = c.sendEnd(c.status)
+	_ = c.sendEnd(c.serverStatus())
 }
 
 // setOption handles COM_SET_OPTION: 0 enables, 1 disables multi-statements.
@@ -314,7 +323,7 @@ func (c *conn) setOption(body []byte) {
 		_ = c.sendErr(sqlerr.UnknownCommand.New())
 		return
 	}
-	_ = c.sendEnd(c.status)
+	_ = c.sendEnd(c.serverStatus())
 }
 
 // hostOnly strips the port from an address.

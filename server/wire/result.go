@@ -40,7 +40,7 @@ var _ ResultWriter = (*resultWriter)(nil)
 func (w *resultWriter) SetMoreResults(more bool) { w.more = more }
 
 func (w *resultWriter) status() uint16 {
-	s := w.c.status
+	s := w.c.serverStatus()
 	if w.more {
 		s |= mysql.SERVER_MORE_RESULTS_EXISTS
 	}
@@ -95,7 +95,7 @@ func (w *resultWriter) WriteColumns(cols []Column) error {
 		}
 	}
 	if !c.deprecateEOF() {
-		return c.send(appendEOF(c.begin(), 0, c.status))
+		return c.send(appendEOF(c.begin(), 0, c.serverStatus()))
 	}
 	return nil
 }

@@ -67,7 +67,7 @@ func (c *conn) stmtPrepare(ctx context.Context, sql string) {
 				return
 			}
 		}
-		if !c.deprecateEOF() && c.send(appendEOF(c.begin(), 0, c.status)) != nil {
+		if !c.deprecateEOF() && c.send(appendEOF(c.begin(), 0, c.serverStatus())) != nil {
 			return
 		}
 	}
@@ -78,7 +78,7 @@ func (c *conn) stmtPrepare(ctx context.Context, sql string) {
 			}
 		}
 		if !c.deprecateEOF() {
-			_ = c.send(appendEOF(c.begin(), 0, c.status))
+			_ = c.send(appendEOF(c.begin(), 0, c.serverStatus()))
 		}
 	}
 }

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"testing"
 
@@ -59,5 +60,32 @@ func TestMarshalConstRuns(t *testing.T) {
 	b, err := Marshal(e)
 	if err != nil || len(b) > 1_000_000 {
 		t.Errorf("100,000-item IN list: %d bytes, %v", len(b), err)
+	}
+}
+
+// Floats JSON has no number for encode too: a comparison with '1e999'
+// folds to +Inf, and the plan carrying it once failed to encode ("json:
+// unsupported value: +Inf").
+func TestMarshalNonFinite(t *testing.T) {
+	d := &ColRef{Index: 0, Name: "d", T: types.DoubleT}
+	for _, f := range []float64{math.Inf(1), math.Inf(-1), math.NaN()} {
+		items := []Expr{Lit(types.FloatDatum(f)), Lit(types.FloatDatum(1.5))}
+		for i := 0; i < 20; i++ {
+			items = append(items, Lit(types.FloatDatum(f)))
+		}
+		for _, e := range []Expr{&Call{Fn: "eq", Args: []Expr{d, Lit(types.FloatDatum(f))}, T: types.BoolT, Null: true},
+			&Call{Fn: "in", Args: append([]Expr{d}, items...), T: types.BoolT, Null: true}} {
+			b, err := Marshal(e)
+			if err != nil {
+				t.Fatalf("%v: %v", f, err)
+			}
+			back, err := Unmarshal(b)
+			if err != nil {
+				t.Fatalf("%v: %v", f, err)
+			}
+			if got := back.(*Call).Args[1].(*Const).Val; got.F != f && !(math.IsNaN(f) && math.IsNaN(got.F)) || got.FS != "" {
+				t.Errorf("%v came back as %+v", f, got)
+			}
+		}
 	}
 }

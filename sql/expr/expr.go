@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"context"
 	"math"
 	"strconv"
 	"strings"
@@ -31,6 +32,17 @@ type Context struct {
 	// Sets keeps the value sets of long IN lists of constants once per
 	// query (nil: evaluation builds them per batch).
 	Sets *InSets
+	// Ctx is the query's (nil: never done): evaluation stops with its
+	// error before the next function call of a batch once it is done.
+	Ctx context.Context
+}
+
+// Err is Ctx's error (nil for a nil Context or Ctx).
+func (c *Context) Err() error {
+	if c == nil || c.Ctx == nil {
+		return nil
+	}
+	return c.Ctx.Err()
 }
 
 // ColRef reads column Index of the input record.

@@ -17,6 +17,8 @@ type Vitess struct {
 	AST   sqlparser.Statement
 	Hints *Hints // never nil
 	Text  string // the statement as the user wrote it (hints included)
+	// Label is an INSERT's Doris WITH LABEL ("" if none).
+	Label string
 }
 
 // KeysKind is a Doris table's data model.

@@ -42,6 +42,17 @@ func checkNames(st Statement) error {
 		return checkIdents(x.DB, x.Table)
 	case *ShowCreateTable:
 		return checkIdents(x.DB, x.Table)
+	case *ShowCreateView:
+		return checkIdents(x.DB, x.View)
+	case *CreateView:
+		names := []string{x.DB, x.Name}
+		for _, c := range x.Columns {
+			names = append(names, c.Name)
+		}
+		if err := checkIdents(names...); err != nil {
+			return err
+		}
+		return checkNames(x.Query)
 	}
 	return nil
 }

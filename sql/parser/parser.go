@@ -83,6 +83,11 @@ func parseStatement(text string) (Statement, error) {
 				return ct, c.err
 			}
 		}
+		if viewOptions[w(1)] {
+			if cv, ok := c.createView(); ok {
+				return cv, c.err
+			}
+		}
 	case "DROP":
 		if w(1) == "USER" {
 			return c.dropUser()
@@ -94,6 +99,26 @@ func parseStatement(text string) (Statement, error) {
 		return c.grant(w(0) == "REVOKE")
 	case "ADMIN":
 		return &Admin{Text: text}, nil
+	case "DELETE":
+		if st, ok, err := c.deletePartitions(toks); ok {
+			return st, err
+		}
+	case "BEGIN", "COMMIT", "ROLLBACK":
+		return c.txnStmt(w(0))
+	case "START":
+		if w(1) == "TRANSACTION" {
+			return c.txnStmt(w(0))
+		}
+	case "INSERT":
+		if label, span, ok := insertLabel(sig); ok {
+			st, err := parseVitess(text, toks, [][2]int{span})
+			if v, isV := st.(*Vitess); isV && err == nil {
+				v.Label = label
+			}
+			return st, err
+		}
+	case "SAVEPOINT", "RELEASE":
+		return &TxnStmt{Op: TxnBegin, Unsupported: strings.Join(strings.Fields(text), " ")}, nil
 	case "SET":
 		if w(1) == "PASSWORD" {
 			return c.setPassword()
@@ -103,6 +128,9 @@ func parseStatement(text string) (Statement, error) {
 		case "BACKENDS":
 			c.i = 2
 			return &ShowBackends{}, c.end()
+		case "DELETE":
+			c.i = 2
+			return c.showDelete()
 		case "TABLETS", "PARTITIONS":
 			c.i = 2
 			c.expect("FROM")
@@ -125,10 +153,20 @@ func parseStatement(text string) (Statement, error) {
 				db, tbl := c.qualified()
 				return &ShowCreateTable{DB: db, Table: tbl}, c.end()
 			}
+			if w(2) == "VIEW" {
+				c.i = 3
+				db, v := c.qualified()
+				return &ShowCreateView{DB: db, View: v}, c.end()
+			}
 		}
 	case "ALTER":
 		if w(1) == "SYSTEM" {
 			return c.alterSystem()
+		}
+		if viewOptions[w(1)] && w(1) != "OR" {
+			if cv, ok := c.createView(); ok {
+				return cv, c.err
+			}
 		}
 		if w(1) == "TABLE" {
 			if st, ok := c.alterTableSet(); ok {

@@ -83,9 +83,6 @@ func TestMySQLSurface(t *testing.T) {
 		{"DROP TABLE IF EXISTS t", &sqlparser.DDL{}},
 		{"DROP DATABASE d", &sqlparser.DBDDL{}},
 		{"CREATE DATABASE IF NOT EXISTS d", &sqlparser.DBDDL{}},
-		{"BEGIN", &sqlparser.Begin{}},
-		{"COMMIT", &sqlparser.Commit{}},
-		{"ROLLBACK", &sqlparser.Rollback{}},
 		{"/*!40101 SET NAMES utf8 */", &sqlparser.Set{}},
 	} {
 		ast := vitessAST(t, tc.sql)

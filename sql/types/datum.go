@@ -28,6 +28,9 @@ type Datum struct {
 	S    string         `json:"s,omitempty"`
 	Dec  decimal128.Num `json:"-"`
 	DecS string         `json:"d,omitempty"` // Dec as text, for serialization
+	// FS is a float that JSON cannot carry (±Inf, NaN) as text, for
+	// serialization; F is 0 meanwhile.
+	FS string `json:"fs,omitempty"`
 }
 
 // NullDatum is an untyped NULL.
@@ -55,19 +58,28 @@ func DecimalDatum(n decimal128.Num, p, s int) Datum {
 	return Datum{T: DecimalT(p, s), Dec: n}
 }
 
-// Prepare fills the serializable mirror of Dec; call before encoding.
+// Prepare fills the serializable mirrors of Dec and of a float JSON has
+// no number for (a comparison with '1e999' folds to +Inf); call before
+// encoding.
 func (d *Datum) Prepare() {
 	if d.T.Kind == Decimal || d.T.Kind == LargeInt {
 		d.DecS = d.Dec.BigInt().String()
 	}
+	if math.IsInf(d.F, 0) || math.IsNaN(d.F) {
+		d.FS, d.F = strconv.FormatFloat(d.F, 'g', -1, 64), 0
+	}
 }
 
-// Restore rebuilds Dec from its serialized mirror after decoding.
+// Restore rebuilds Dec and F from their serialized mirrors after decoding.
 func (d *Datum) Restore() {
 	if d.DecS != "" {
 		if bi, ok := new(big.Int).SetString(d.DecS, 10); ok {
 			d.Dec = decimal128.FromBigInt(bi)
 		}
+	}
+	if d.FS != "" {
+		d.F, _ = strconv.ParseFloat(d.FS, 64)
+		d.FS = ""
 	}
 }
 

@@ -1,0 +1,228 @@
+package coord
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/execution/rpc"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/storage"
+)
+
+// ExplicitTxn is a multi-statement transaction (BEGIN … COMMIT, or a
+// session with autocommit off). As in Doris, each statement writes a load
+// transaction of its own (a sub-transaction), so a failed statement rolls
+// back alone while what the others wrote stays. COMMIT commits every
+// sub-transaction in one catalog write (all durable or none, across a
+// crash) and makes them visible in another (readers see all or none). A
+// head transaction without tables holds the label from BEGIN on.
+type ExplicitTxn struct {
+	c     *Coordinator
+	db    string
+	head  storage.TxnID
+	label string
+	subs  []subLoad
+	done  bool
+}
+
+type subLoad struct {
+	txn      storage.TxnID
+	table    catalog.TableID
+	pr       *prepared
+	backends []catalog.BackendID
+	rows     int64
+	delete   bool // a DELETE's condition, not rows
+}
+
+// BeginExplicit starts a transaction on db; label "" gets a generated one.
+// A label already used by a transaction that was not aborted is refused.
+func (c *Coordinator) BeginExplicit(db, label string) (*ExplicitTxn, error) {
+	t, err := c.cat.BeginTxn(db, label, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &ExplicitTxn{c: c, db: db, head: t.ID, label: t.Label}, nil
+}
+
+// Label is the transaction's label.
+func (x *ExplicitTxn) Label() string { return x.label }
+
+// DB is the database every statement of the transaction must write.
+func (x *ExplicitTxn) DB() string { return x.db }
+
+// ID is the transaction id shown to the client: the first statement's,
+// as Doris shows it (0 before any statement wrote).
+func (x *ExplicitTxn) ID() storage.TxnID {
+	if len(x.subs) == 0 {
+		return 0
+	}
+	return x.subs[0].txn
+}
+
+// Wrote reports whether a statement of the transaction wrote table id.
+func (x *ExplicitTxn) Wrote(id catalog.TableID) bool {
+	for _, s := range x.subs {
+		if s.table == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Load runs one statement of the transaction: src's rows are written to
+// every replica of t and made durable, but stay invisible until Commit. A
+// failure aborts this statement's rows only.
+func (x *ExplicitTxn) Load(ctx context.Context, t *catalog.Table, src Source) (*LoadResult, error) {
+	if x.done {
+		return nil, sqlerr.Doris.New("the transaction has already ended")
+	}
+	c := x.c
+	if cur, ok := c.cat.TableByID(t.ID); ok {
+		t = cur
+	} else {
+		return nil, sqlerr.NoSuchTable.New(x.db, t.Name)
+	}
+	txn, err := c.cat.BeginTxn(x.db, fmt.Sprintf("%s_%d", x.label, len(x.subs)+1), []catalog.TableID{t.ID})
+	if err != nil {
+		return nil, err
+	}
+	l := &loader{c: c, t: t, txn: txn.ID, ctx: ctx, streams: map[catalog.BackendID]*rpc.Loader{}, touched: map[storage.TabletID]*catalog.Partition{}}
+	defer func() {
+		if r := recover(); r != nil {
+			l.abort(fmt.Errorf("unexpected panic: %v", r))
+			panic(r)
+		}
+	}()
+	pr, err := l.write(src)
+	if err != nil {
+		l.abort(err)
+		return nil, err
+	}
+	var bes []catalog.BackendID
+	for be := range l.streams {
+		bes = append(bes, be)
+	}
+	x.subs = append(x.subs, subLoad{txn: txn.ID, table: t.ID, pr: pr, backends: bes, rows: l.rows})
+	return &LoadResult{Txn: txn.ID, Label: x.label, Rows: l.rows, Bytes: pr.total()}, nil
+}
+
+// Delete runs a DELETE as one statement of the transaction: its condition
+// is written to every replica and made durable, but applies only once the
+// transaction commits. As in Doris, a table the transaction already
+// inserted into cannot be deleted from (the delete would have to see rows
+// no statement of the transaction sees).
+func (x *ExplicitTxn) Delete(ctx context.Context, job DeleteJob) (*LoadResult, error) {
+	if x.done {
+		return nil, sqlerr.Doris.New("the transaction has already ended")
+	}
+	for _, s := range x.subs {
+		if s.table == job.Table.ID && !s.delete {
+			return nil, sqlerr.Doris.New("Can not delete because there is a insert operation for the same table")
+		}
+	}
+	c := x.c
+	t, per, parts, err := c.deleteTargets(x.db, job)
+	if err != nil {
+		return nil, err
+	}
+	txn, err := c.cat.BeginDelete(x.db, t.ID, job.Info)
+	if err != nil {
+		return nil, err
+	}
+	d := &deleter{c: c, txn: txn.ID, per: per}
+	defer func() {
+		if r := recover(); r != nil {
+			d.abort(fmt.Errorf("unexpected panic: %v", r))
+			panic(r)
+		}
+	}()
+	if err := d.prepare(ctx, job.Cond); err != nil {
+		d.abort(err)
+		return nil, err
+	}
+	var bes []catalog.BackendID
+	for be := range per {
+		bes = append(bes, be)
+	}
+	x.subs = append(x.subs, subLoad{txn: txn.ID, table: t.ID, pr: &prepared{parts: parts}, backends: bes, delete: true})
+	return &LoadResult{Txn: txn.ID, Label: x.label}, nil
+}
+
+// Commit makes every statement's rows durable in one catalog write, then
+// visible together. A failure before the commit point rolls everything
+// back; after it the rows stay and become visible (Recover finishes what
+// publishing could not).
+func (x *ExplicitTxn) Commit(ctx context.Context) (*LoadResult, error) {
+	if x.done {
+		return nil, sqlerr.Doris.New("the transaction has already ended")
+	}
+	c := x.c
+	var tables []catalog.TableID
+	for _, s := range x.subs {
+		if !slices.Contains(tables, s.table) {
+			tables = append(tables, s.table)
+		}
+	}
+	// Table publish locks in one order, so two transactions cannot deadlock.
+	slices.Sort(tables)
+	for _, id := range tables {
+		unlock, err := c.lockTable(ctx, id)
+		if err != nil {
+			x.Rollback(err.Error())
+			return nil, err
+		}
+		defer unlock()
+	}
+	if err := ctx.Err(); err != nil {
+		x.Rollback(err.Error())
+		return nil, err
+	}
+	items := []catalog.TxnCommit{{ID: x.head}}
+	ids := []storage.TxnID{x.head}
+	res := &LoadResult{Txn: x.ID(), Label: x.label}
+	for _, s := range x.subs {
+		items = append(items, catalog.TxnCommit{ID: s.txn, Partitions: s.pr.parts, Rows: s.pr.rows, Bytes: s.pr.bytes})
+		ids = append(ids, s.txn)
+		res.Rows += s.rows
+		res.Bytes += s.pr.total()
+	}
+	// The commit point.
+	if _, err := c.cat.CommitTxns(items); err != nil {
+		x.Rollback(err.Error())
+		return nil, err
+	}
+	x.done = true
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
+	defer cancel()
+	for _, s := range x.subs {
+		if err := c.publishBackends(pctx, s.txn); err != nil {
+			return nil, sqlerr.Doris.New(fmt.Sprintf("transaction committed but not yet visible: %v", err))
+		}
+	}
+	if err := c.cat.FinishTxns(ids); err != nil {
+		return nil, sqlerr.Doris.New(fmt.Sprintf("transaction committed but not yet visible: %v", err))
+	}
+	return res, nil
+}
+
+// Rollback discards every statement's rows and frees the label.
+func (x *ExplicitTxn) Rollback(reason string) {
+	if x.done {
+		return
+	}
+	x.done = true
+	c := x.c
+	ctx, cancel := context.WithTimeout(context.Background(), abortTimeout)
+	defer cancel()
+	for _, s := range x.subs {
+		for _, be := range s.backends {
+			if cl, err := c.Client(be); err == nil {
+				_ = cl.Do(ctx, rpc.ActAbort, rpc.TxnReq{Txn: s.txn}, nil)
+			}
+		}
+		_ = c.cat.AbortTxn(s.txn, reason)
+	}
+	_ = c.cat.AbortTxn(x.head, reason)
+}

@@ -1,0 +1,196 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/server/wire"
+	"github.com/dorisgo/dorisgo/sql/parser"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+// Views: the catalog keeps the query text (catalog/view.go), the binder
+// expands it where the view is named (planner/bind/view.go). Here: CREATE,
+// ALTER and DROP VIEW, SHOW CREATE VIEW and the view rows of the listings.
+
+// createView runs CREATE [OR REPLACE] VIEW and ALTER VIEW. The query is
+// bound now, as the session would bind it, so a view that cannot run is
+// refused, and the definer needs SELECT on what it reads (checkReads).
+func (s *Session) createView(st *parser.CreateView, w wire.ResultWriter) error {
+	db, err := s.dbName(st.DB)
+	if err != nil {
+		return err
+	}
+	if _, err := s.srv.cat.Database(db); err != nil {
+		return err
+	}
+	if st.IfNotExists {
+		if _, err := s.srv.cat.View(db, st.Name); err == nil {
+			return w.WriteOK(wire.OK{})
+		}
+	}
+	if hasVariable(st.Query.AST) {
+		return sqlerr.ViewSelectVariable.New()
+	}
+	bc := s.bindContext(nil)
+	bc.Hints = st.Query.Hints
+	q, err := newBinderCtx(bc).BindView(db, st.Name, st.Query.AST.(sqlparser.SelectStatement))
+	if err != nil {
+		return err
+	}
+	if err := s.checkReads(q.Plan); err != nil {
+		return err
+	}
+	if st.Columns != nil && len(st.Columns) != len(q.Outputs) {
+		return sqlerr.ViewWrongList.New()
+	}
+	spec := &catalog.ViewSpec{Name: st.Name, Query: st.Query.Text, QueryDB: s.DB(),
+		Definer: s.acct.user + "@" + s.acct.host, Comment: st.Comment}
+	for i, o := range q.Outputs {
+		col := catalog.Column{Column: types.Column{Name: viewColumnName(o.Name, i), Type: o.Col.T, Nullable: o.Col.Null}}
+		if st.Columns != nil {
+			col.Name, col.Comment = st.Columns[i].Name, st.Columns[i].Comment
+		}
+		spec.Columns = append(spec.Columns, col)
+	}
+	mode := catalog.ViewCreate
+	switch {
+	case st.OrReplace:
+		mode = catalog.ViewOrReplace
+	case st.IfNotExists:
+		mode = catalog.ViewIfNotExists
+	}
+	if st.Alter {
+		_, err = s.srv.cat.AlterView(db, spec)
+	} else {
+		_, err = s.srv.cat.CreateView(db, spec, mode)
+	}
+	if err != nil {
+		return err
+	}
+	return w.WriteOK(wire.OK{})
+}
+
+// hasVariable reports a user variable (@x) or a placeholder in a view's
+// query (MySQL's 1351); system variables (@@x) are allowed.
+func hasVariable(ast sqlparser.SQLNode) bool {
+	found := false
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		switch x := n.(type) {
+		case *sqlparser.SQLVal:
+			found = found || x.Type == sqlparser.ValArg
+		case *sqlparser.ColName:
+			name := x.Name.String()
+			found = found || strings.HasPrefix(name, "@") && !strings.HasPrefix(name, "@@")
+		}
+		return !found, nil
+	}, ast)
+	return found
+}
+
+// viewColumnName is MySQL's name for a view column taken from the query:
+// the output name, or Name_exp_<i> when that is longer than a column
+// name may be (an unaliased long expression).
+func viewColumnName(name string, i int) string {
+	if name == "" || utf8.RuneCountInString(name) > 64 {
+		return fmt.Sprintf("Name_exp_%d", i+1)
+	}
+	return name
+}
+
+// dropViews runs DROP VIEW [IF EXISTS] v, ...: all of them or, on an
+// error, none (MySQL 8).
+func (s *Session) dropViews(n *sqlparser.DDL, w wire.ResultWriter) error {
+	var names []catalog.ViewName
+	for _, tn := range n.FromViews {
+		db, err := s.dbName(tn.DbQualifier.String())
+		if err != nil {
+			return err
+		}
+		names = append(names, catalog.ViewName{DB: db, Name: tn.Name.String()})
+	}
+	if _, err := s.srv.cat.DropViews(names, n.IfExists); err != nil {
+		return err
+	}
+	return w.WriteOK(wire.OK{})
+}
+
+// viewColumns is how SHOW CREATE TABLE and SHOW CREATE VIEW answer for a view.
+var viewColumns = []wire.Column{strCol("View"), strCol("Create View"), strCol("character_set_client"), strCol("collation_connection")}
+
+// showCreateView runs SHOW CREATE VIEW: 1347 for a table, as MySQL.
+func (s *Session) showCreateView(st *parser.ShowCreateView, w wire.ResultWriter) error {
+	db, err := s.dbName(st.DB)
+	if err != nil {
+		return err
+	}
+	v, err := s.srv.cat.View(db, st.View)
+	if err != nil {
+		if _, terr := s.srv.cat.Table(db, st.View); terr == nil {
+			return sqlerr.WrongObject.New(db, st.View, "VIEW", "")
+		}
+		return err
+	}
+	return writeView(w, v)
+}
+
+func writeView(w wire.ResultWriter, v *catalog.View) error {
+	return writeTable(w, viewColumns, [][]types.Datum{{str(v.Name), str(createViewText(v)), str("utf8mb4"), str("utf8mb4_0900_bin")}})
+}
+
+// createViewText is Doris's SHOW CREATE VIEW text: the column list (with
+// comments), the view comment and the query as written. It parses back
+// to the same view.
+func createViewText(v *catalog.View) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE VIEW `%s` (", v.Name)
+	for i, c := range v.Columns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "`%s`", c.Name)
+		if c.Comment != "" {
+			fmt.Fprintf(&b, " COMMENT '%s'", quoteString(c.Comment))
+		}
+	}
+	b.WriteString(")")
+	if v.Comment != "" {
+		fmt.Fprintf(&b, " COMMENT '%s'", quoteString(v.Comment))
+	}
+	b.WriteString(" AS ")
+	b.WriteString(v.Query)
+	return b.String()
+}
+
+func quoteString(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s)
+}
+
+// describeView is DESC of a view: its columns as its query binds now (a
+// view whose tables changed under it is 1356 or the binder's error, as
+// MySQL answers).
+func (s *Session) describeView(db string, v *catalog.View, w wire.ResultWriter) error {
+	st, err := parser.ParseOne(fmt.Sprintf("SELECT * FROM `%s`.`%s`", strings.ReplaceAll(db, "`", "``"), strings.ReplaceAll(v.Name, "`", "``")))
+	if err != nil {
+		return err
+	}
+	q, err := newBinder(s, nil).BindSelect(st.(*parser.Vitess).AST.(sqlparser.SelectStatement))
+	if err != nil {
+		return err
+	}
+	cols := []wire.Column{strCol("Field"), strCol("Type"), strCol("Null"), strCol("Key"), strCol("Default"), strCol("Extra")}
+	var rows [][]types.Datum
+	for _, o := range q.Outputs {
+		null := "YES"
+		if !o.Col.Null {
+			null = "NO"
+		}
+		rows = append(rows, []types.Datum{str(o.Name), str(o.Col.T.String()), str(null), str("false"), types.NullDatum(types.StringT), str("")})
+	}
+	return writeTable(w, cols, rows)
+}

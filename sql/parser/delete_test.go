@@ -1,0 +1,58 @@
+package parser
+
+import (
+	"testing"
+
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+)
+
+func TestDeletePartitions(t *testing.T) {
+	for _, tc := range []struct {
+		sql   string
+		parts []string
+		where bool
+		code  sqlerr.Code // expected error code, 0 for success
+	}{
+		{"DELETE FROM t WHERE a = 1", nil, true, 0},
+		{"DELETE FROM db.t PARTITION p1 WHERE a = 1", []string{"p1"}, true, 0},
+		{"DELETE FROM t PARTITION (p1, `p 2`) WHERE a = 1", []string{"p1", "p 2"}, true, 0},
+		{"delete from t partitions (p1,p2) where a in (1, 2)", []string{"p1", "p2"}, true, 0},
+		{"DELETE FROM t PARTITION p1", []string{"p1"}, false, 0},
+		{"DELETE FROM t", nil, false, 0},
+		{"DELETE FROM t TEMPORARY PARTITION p1 WHERE a = 1", nil, false, 1105},
+		{"DELETE FROM t PARTITION WHERE a = 1", nil, false, 1064},
+		{"DELETE FROM t PARTITION p1 WHERE", nil, false, 1064},
+	} {
+		st, err := ParseOne(tc.sql)
+		if tc.code != 0 {
+			if err == nil || sqlerr.As(err).Code != tc.code {
+				t.Errorf("%s: error %v, want code %d", tc.sql, err, tc.code)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.sql, err)
+			continue
+		}
+		d, ok := st.(*Vitess).AST.(*sqlparser.Delete)
+		if !ok {
+			t.Errorf("%s: parsed as %T", tc.sql, st.(*Vitess).AST)
+			continue
+		}
+		var parts []string
+		for _, p := range d.Partitions {
+			parts = append(parts, p.String())
+		}
+		if len(parts) != len(tc.parts) || (d.Where != nil) != tc.where {
+			t.Errorf("%s: partitions %q where %v", tc.sql, parts, d.Where != nil)
+			continue
+		}
+		for i := range parts {
+			if parts[i] != tc.parts[i] {
+				t.Errorf("%s: partitions %q, want %q", tc.sql, parts, tc.parts)
+			}
+		}
+	}
+}

@@ -1,0 +1,297 @@
+package storage
+
+import (
+	"cmp"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+// Delete predicates are Doris's (DeletePredicatePB in a rowset's meta): a
+// DELETE ... WHERE on a DUPLICATE, AGGREGATE or merge-on-read UNIQUE
+// tablet is a transaction that writes no rows. Each tablet it touches gets
+// a rowset without segments carrying the condition, prepared and published
+// at the partition's next version v like a load, so it is atomic and
+// durable the same way. The condition applies to every row of the rowsets
+// whose versions are below v (End < v) and to none published later; a row
+// is dropped when the condition is TRUE for it, FALSE and NULL keep it:
+//
+//	[2] rows  [3] rows  [4] delete k=1  [5] rows
+//	scan@5: [2] and [3] are read without their k=1 rows, [5] as stored;
+//	scan@3 does not see the delete at all.
+//
+// The condition is opaque to storage: Options.Predicates compiles it (a
+// backend passes sql/eval over sql/expr JSON); storage only asks which
+// columns it reads and evaluates it per segment, before UNIQUE/AGGREGATE
+// merging (their conditions name key columns only, so every row of a key
+// in a rowset goes or stays together). DeleteCond.Ranges are column ranges
+// the condition implies: a segment whose zone maps rule one out holds no
+// deleted row and is read without evaluating the condition. Zone maps stay
+// what they were (a superset of the live rows), so pruning stays correct.
+//
+// Compaction folds deletes: merging a run of rowsets, each input's rows
+// are filtered by the conditions among the inputs with a newer version, so
+// the output holds only live rows. When the run starts at the tablet's
+// first rowset nothing older remains and the conditions are gone; else the
+// output carries them (rowsetMeta.Deletes) for the older rowsets:
+//
+//	[2..3] [d4] [5]  --compact [d4],[5]-->  [2..3] [4..5 carrying d4]
+//	                 --compact all------->  [2..5], d4 folded away
+//
+// In general a rowset's Deletes apply to every visible rowset whose End is
+// below their version; a delete rowset's own are never carried past a
+// compaction that covers all rowsets older than it.
+
+// DeleteCond is one delete condition as the FE sends it.
+type DeleteCond struct {
+	// Cond encodes the condition over the tablet's columns; it is opaque
+	// here and compiled by Options.Predicates.
+	Cond json.RawMessage `json:"cond"`
+	// Ranges hold for every row the condition is TRUE for, so a segment
+	// whose zone maps exclude any of them has no row to delete.
+	Ranges []ColumnRange `json:"ranges,omitempty"`
+}
+
+// Predicate is a compiled delete condition.
+type Predicate interface {
+	// Columns lists the schema columns the condition reads.
+	Columns() []int
+	// Matches returns, per row, whether the condition is TRUE (FALSE and
+	// NULL are false) over cols: one array of n rows per Columns entry.
+	// The caller releases the result.
+	Matches(cols []arrow.Array, n int) (*array.Boolean, error)
+}
+
+// Compiler compiles DeleteCond.Cond against a tablet's columns.
+type Compiler func(cond []byte, cols []types.Column) (Predicate, error)
+
+// rowsetDelete is a delete condition with the version it was published at.
+// Cond is the DeleteCond's JSON, decoded only when a scan or compaction
+// applies it (compile caches that): every scan reads the metas of all of a
+// tablet's rowsets, stale ones included, and decoding their conditions
+// there was most of a scan's time after a hundred deletes.
+type rowsetDelete struct {
+	Version Version
+	Cond    []byte
+}
+
+func appendBytes(b, v []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(v)))
+	return append(b, v...)
+}
+
+// bytes reads what appendBytes wrote, copied.
+func (r *reader) bytes() []byte {
+	n := r.uvarint()
+	if r.err != nil || uint64(len(r.b)) < n {
+		r.fail()
+		return nil
+	}
+	v := slices.Clone(r.b[:n])
+	r.b = r.b[n:]
+	return v
+}
+
+// liveDelete is a compiled delete condition of a scan or a compaction.
+type liveDelete struct {
+	version Version
+	pred    Predicate
+	ranges  []ColumnRange
+}
+
+// maxCachedPredicates bounds the compiled-condition cache; past it the
+// cache starts over (compiling is a JSON decode and a tree walk).
+const maxCachedPredicates = 4096
+
+type predKey struct {
+	tab  TabletID
+	cond string
+}
+
+// compiledCond is a decoded and compiled DeleteCond.
+type compiledCond struct {
+	pred   Predicate
+	ranges []ColumnRange
+}
+
+// compile returns tablet t's condition encoded as raw (DeleteCond JSON),
+// decoded and compiled, cached.
+func (s *Store) compile(t *tablet, raw []byte) (compiledCond, error) {
+	s.predMu.Lock()
+	c, ok := s.preds[predKey{t.id, string(raw)}]
+	s.predMu.Unlock()
+	if ok {
+		return c, nil
+	}
+	if s.compiler == nil {
+		return c, sqlerr.Assertf("storage: tablet %d has delete conditions but the store has no predicate compiler", t.id)
+	}
+	var dc DeleteCond
+	if err := json.Unmarshal(raw, &dc); err != nil {
+		return c, fmt.Errorf("storage: tablet %d: delete condition: %w", t.id, err)
+	}
+	p, err := s.compiler(dc.Cond, t.schema.Columns)
+	if err != nil {
+		return c, fmt.Errorf("storage: tablet %d: delete condition: %w", t.id, err)
+	}
+	for _, col := range p.Columns() {
+		if col < 0 || col >= len(t.schema.Columns) {
+			return c, sqlerr.Assertf("storage: delete condition reads column %d of %d", col, len(t.schema.Columns))
+		}
+	}
+	c = compiledCond{pred: p, ranges: dc.Ranges}
+	s.predMu.Lock()
+	if len(s.preds) >= maxCachedPredicates {
+		clear(s.preds)
+	}
+	s.preds[predKey{t.id, string(raw)}] = c
+	s.predMu.Unlock()
+	return c, nil
+}
+
+// liveDeletes compiles the delete conditions the rowsets carry, in
+// version order.
+func (s *Store) liveDeletes(t *tablet, rowsets []rowsetMeta) ([]liveDelete, error) {
+	var out []liveDelete
+	for _, m := range rowsets {
+		for _, d := range m.Deletes {
+			c, err := s.compile(t, d.Cond)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, liveDelete{version: d.Version, pred: c.pred, ranges: c.ranges})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b liveDelete) int { return cmp.Compare(a.version, b.version) })
+	return out, nil
+}
+
+// applying is the part of dels (in version order) newer than end: what
+// applies to a rowset ending at end.
+func applying(dels []liveDelete, end Version) []liveDelete {
+	i, _ := slices.BinarySearchFunc(dels, end+1, func(d liveDelete, v Version) int { return cmp.Compare(d.version, v) })
+	return dels[i:]
+}
+
+// segmentDeletes keeps the deletes whose ranges the segment's zone maps
+// do not rule out.
+func segmentDeletes(dels []liveDelete, m segMeta) []liveDelete {
+	var out []liveDelete
+	for _, d := range dels {
+		if !pruned(m, d.ranges) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// WriteDelete adds the delete condition c to (txn, tablet): once published
+// at version v it drops the rows of every rowset below v for which it is
+// TRUE. It is compiled here, so a condition the tablet cannot evaluate
+// fails before the FE commits. A transaction deletes from a tablet or
+// loads it, not both.
+func (s *Store) WriteDelete(txn TxnID, tab TabletID, c DeleteCond) error {
+	t, err := s.tablet(tab)
+	if err != nil {
+		return err
+	}
+	if !json.Valid(c.Cond) {
+		return sqlerr.Assertf("storage: delete condition of tablet %d is not JSON", tab)
+	}
+	raw, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	if _, err := s.compile(t, raw); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if t.dropped {
+		s.mu.Unlock()
+		return errNoTablet(tab)
+	}
+	w := s.pendingWriterLocked(txn, t, tab)
+	s.mu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case w.done:
+		return sqlerr.Doris.New(fmt.Sprintf("transaction %d on tablet %d is already finished", txn, tab))
+	case w.rows > 0 || w.bufRows > 0:
+		return sqlerr.Assertf("storage: transaction %d both loads and deletes tablet %d", txn, tab)
+	}
+	w.del = raw
+	w.prepped = false
+	return nil
+}
+
+// readLive reads the given columns of one segment without the rows its
+// deletes drop, returning the arrays and their row count.
+func (it *scanIter) readLive(seg segRef, cols []int) ([]arrow.Array, int, error) {
+	if len(seg.dels) == 0 {
+		arrs, err := it.readColumns(seg, cols)
+		return arrs, seg.rows, err
+	}
+	load := slices.Clone(cols)
+	for _, d := range seg.dels {
+		for _, c := range d.pred.Columns() {
+			if !slices.Contains(load, c) {
+				load = append(load, c)
+			}
+		}
+	}
+	arrs, err := it.readColumns(seg, load)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer releaseAll(arrs)
+	gone := make([]byte, bitutil.BytesForBits(int64(seg.rows)))
+	args := make([]arrow.Array, 0, 4)
+	for _, d := range seg.dels {
+		args = args[:0]
+		for _, c := range d.pred.Columns() {
+			args = append(args, arrs[slices.Index(load, c)])
+		}
+		m, err := d.pred.Matches(args, seg.rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		if m.Len() != seg.rows {
+			m.Release()
+			return nil, 0, sqlerr.Assertf("storage: delete condition matched %d of %d rows", m.Len(), seg.rows)
+		}
+		for i := 0; i < seg.rows; i++ {
+			if m.IsValid(i) && m.Value(i) {
+				bitutil.SetBit(gone, i)
+			}
+		}
+		m.Release()
+	}
+	dropped := bitutil.CountSetBits(gone, 0, seg.rows)
+	out := make([]arrow.Array, len(cols))
+	if dropped == 0 {
+		for i := range out {
+			arrs[i].Retain()
+			out[i] = arrs[i]
+		}
+		return out, seg.rows, nil
+	}
+	it.s.rowsDeleted.Add(int64(dropped))
+	keep := make([]int32, 0, seg.rows-dropped)
+	for i := 0; i < seg.rows; i++ {
+		if !bitutil.BitIsSet(gone, i) {
+			keep = append(keep, int32(i))
+		}
+	}
+	for i := range out {
+		out[i] = take(arrs[i], keep)
+	}
+	return out, len(keep), nil
+}
