@@ -113,7 +113,13 @@ func (s *Session) Close() {
 // Query implements wire.Session: each statement of a multi-statement text
 // runs in turn; the first error ends the batch, as in MySQL.
 func (s *Session) Query(ctx context.Context, sql string, w wire.ResultWriter) error {
-	texts := parser.Split(sql)
+	s.mu.Lock()
+	s.killed = false // KILL QUERY reaches what runs from now on
+	s.mu.Unlock()
+	var texts []string
+	if err := s.parsing(ctx, len(sql), func() { texts = parser.Split(sql) }); err != nil {
+		return err
+	}
 	if len(texts) == 0 {
 		return sqlerr.EmptyQuery.New()
 	}
@@ -121,7 +127,11 @@ func (s *Session) Query(ctx context.Context, sql string, w wire.ResultWriter) er
 		w.SetMoreResults(i < len(texts)-1)
 		id := coord.NewQueryID()
 		if err := s.guard(id, text, func() error {
-			stmt, err := parser.ParseOne(text)
+			var stmt parser.Statement
+			var err error
+			if perr := s.parsing(ctx, len(text), func() { stmt, err = parser.ParseOne(text) }); perr != nil {
+				return perr
+			}
 			if err != nil {
 				return err
 			}
@@ -131,6 +141,63 @@ func (s *Session) Query(ctx context.Context, sql string, w wire.ResultWriter) er
 		}
 	}
 	return nil
+}
+
+// parseAsyncBytes is the statement size from which parsing runs where
+// KILL, query_timeout and a client leaving can stop waiting for it
+// (parsing is linear, about 30 ns a byte: a 64 MB packet parses in ~2 s).
+const parseAsyncBytes = 1 << 20
+
+// parsing runs parse, a parse of n bytes of SQL. A large one runs in its
+// own goroutine so that the session stops waiting, with the statement's
+// error, when it is killed, times out or its client leaves; the abandoned
+// parse finishes on its own (it holds nothing but memory).
+func (s *Session) parsing(ctx context.Context, n int, parse func()) error {
+	if n < parseAsyncBytes {
+		parse()
+		return nil
+	}
+	timeout := time.Duration(s.vars.int("query_timeout")) * time.Second
+	if timeout <= 0 {
+		timeout = 900 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	s.mu.Lock()
+	if s.killed { // between the parts of this statement's parsing
+		s.mu.Unlock()
+		return sqlerr.QueryInterrupted.New()
+	}
+	s.command, s.stmtStart, s.cancel = "Query", time.Now(), cancel
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.command, s.cancel = "Sleep", nil
+		s.mu.Unlock()
+	}()
+	done := make(chan struct{})
+	var perr error
+	go func() {
+		defer close(done)
+		defer func() { // the session's guard cannot see this goroutine
+			if r := recover(); r != nil {
+				perr = sqlerr.Internal.New(fmt.Sprintf("unexpected panic while parsing: %v", r))
+			}
+		}()
+		parse()
+	}()
+	select {
+	case <-done:
+		return perr
+	case <-ctx.Done():
+		s.mu.Lock()
+		killed := s.killed
+		s.mu.Unlock()
+		if ctx.Err() == context.DeadlineExceeded && !killed {
+			return sqlerr.QueryTimeout.New()
+		}
+		return sqlerr.QueryInterrupted.New()
+	}
 }
 
 // run executes one statement, query queryID, under the session's timeout
