@@ -166,6 +166,20 @@ func TestE2ETransactions(t *testing.T) {
 	if got := queryInts(t, other, "SELECT id FROM b ORDER BY id"); fmt.Sprint(got) != "[8 21]" {
 		t.Errorf("b after a rolled back DELETE: %v", got)
 	}
+	// A transaction open longer than max(insert_timeout, query_timeout)
+	// is rolled back, COMMIT included.
+	c3 := pinned(t, openDB(t, s.MySQLAddr(), "tx", true))
+	mustExec(t, c3, "SET query_timeout = 1")
+	mustExec(t, c3, "SET insert_timeout = 1")
+	mustExec(t, c3, "BEGIN")
+	mustExec(t, c3, "INSERT INTO b VALUES (30, 300)")
+	time.Sleep(1100 * time.Millisecond)
+	if _, err := c3.ExecContext(context.Background(), "COMMIT"); err == nil || !strings.Contains(err.Error(), "timed out") {
+		t.Errorf("COMMIT past the transaction timeout: %v", err)
+	}
+	if got := queryInts(t, other, "SELECT id FROM b WHERE id = 30"); len(got) != 0 {
+		t.Errorf("a timed-out transaction's row is visible: %v", got)
+	}
 	// What is not implemented says so.
 	for _, q := range []string{"SAVEPOINT s1", "START TRANSACTION READ ONLY", "ROLLBACK TO SAVEPOINT s1", "COMMIT AND CHAIN"} {
 		_, err := other.Exec(q)
@@ -217,6 +231,19 @@ func TestE2EAutocommitOff(t *testing.T) {
 	exec("INSERT INTO t VALUES (6)")
 	if n := countRows(t, other, "t"); n != 5 {
 		t.Errorf("autocommitted row not visible: %d rows", n)
+	}
+	// The implicit transaction belongs to the database it first writes,
+	// whatever the current one is.
+	mustExec(t, db, "CREATE DATABASE ac2")
+	mustExec(t, db, `CREATE TABLE ac2.w (id INT) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 1 PROPERTIES ("replication_num" = "1")`)
+	exec("SET autocommit = 0")
+	exec("INSERT INTO ac2.w VALUES (1)")
+	if _, err := cl.ExecContext(context.Background(), "INSERT INTO t VALUES (7)"); err == nil || !strings.Contains(err.Error(), "Transaction insert must be in the same database") {
+		t.Errorf("second database in one implicit transaction: %v", err)
+	}
+	exec("COMMIT")
+	if got := queryInts(t, other, "SELECT id FROM ac2.w"); fmt.Sprint(got) != "[1]" {
+		t.Errorf("ac2.w after COMMIT: %v", got)
 	}
 }
 

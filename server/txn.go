@@ -72,7 +72,7 @@ func (s *Session) txnGate(ctx context.Context, stmt parser.Statement) error {
 	if t == nil {
 		return nil
 	}
-	if _, ok := stmt.(*parser.TxnStmt); !ok {
+	if ts, ok := stmt.(*parser.TxnStmt); !ok || ts.Op != parser.TxnRollback {
 		if limit := s.txnTimeout(); time.Since(t.start) > limit {
 			s.endTxn(false, "transaction timeout")
 			return sqlerr.Doris.New(fmt.Sprintf("transaction %s timed out after %v (the larger of insert_timeout and query_timeout) and was rolled back", t.Label(), limit))
@@ -113,7 +113,7 @@ func txnKind(stmt parser.Statement) stmtTxnKind {
 			return txnDDL
 		}
 		return txnRead
-	case *parser.CreateTable, *parser.AlterTableSet, *parser.CreateUser, *parser.DropUser,
+	case *parser.CreateTable, *parser.CreateView, *parser.AlterTableSet, *parser.CreateUser, *parser.DropUser,
 		*parser.GrantPrivs, *parser.GrantRoles, *parser.CreateRole, *parser.DropRole, *parser.SetPassword:
 		return txnDDL
 	}
@@ -143,7 +143,7 @@ func (s *Session) txnStatement(ctx context.Context, st *parser.TxnStmt, w wire.R
 				return w.WriteOK(wire.OK{Info: txnInfo(s.txn.Label(), "PREPARE", s.txn.ID())})
 			}
 		}
-		if err := s.beginTxn(st.Label, true); err != nil {
+		if err := s.beginTxn(st.Label); err != nil {
 			return err
 		}
 		return w.WriteOK(wire.OK{Info: txnInfo(s.txn.Label(), "PREPARE", 0)})
@@ -175,11 +175,11 @@ func txnInfo(label, status string, id storage.TxnID) string {
 	return fmt.Sprintf("{'label':'%s', 'status':'%s', 'txnId':'%s'}", label, status, tid)
 }
 
-// beginTxn opens a transaction on the current database (its label is
+// beginTxn opens an explicit transaction (BEGIN) on the current database (its label is
 // reserved from now on), or, without one, on the database of its first
 // write.
-func (s *Session) beginTxn(label string, explicit bool) error {
-	t := &sessionTxn{label: label, explicit: explicit, start: time.Now()}
+func (s *Session) beginTxn(label string) error {
+	t := &sessionTxn{label: label, explicit: true, start: time.Now()}
 	if db := s.DB(); db != "" && !isSystemDB(db) {
 		x, err := s.srv.coord.BeginExplicit(db, label)
 		if err != nil {
@@ -187,11 +187,15 @@ func (s *Session) beginTxn(label string, explicit bool) error {
 		}
 		t.x = x
 	} else if t.label == "" {
-		t.label = fmt.Sprintf("txn_insert_%x", time.Now().UnixNano())
+		t.label = newTxnLabel()
 	}
 	s.txn = t
 	return nil
 }
+
+// newTxnLabel names a transaction begun without a label before it has a
+// database (one with a database gets the catalog's generated label).
+func newTxnLabel() string { return fmt.Sprintf("txn_insert_%x", time.Now().UnixNano()) }
 
 // commitTxn commits the open transaction (none: nothing to do).
 func (s *Session) commitTxn(ctx context.Context) (*coord.LoadResult, error) {
@@ -236,22 +240,17 @@ func (s *Session) autocommitSet(ctx context.Context, val string) error {
 // statement (status PREPARE until COMMIT), else as a load transaction of
 // its own. It returns the OK packet's info.
 func (s *Session) load(ctx context.Context, db string, t *catalog.Table, label string, src coord.Source) (*coord.LoadResult, string, error) {
-	if s.txn == nil && s.vars.get("autocommit") == "0" {
-		if label != "" {
-			return nil, "", sqlerr.Doris.New("an INSERT with a label cannot start a transaction: with autocommit off, name the transaction with BEGIN WITH LABEL")
-		}
-		if err := s.beginTxn("", false); err != nil {
-			return nil, "", err
-		}
+	if s.txn == nil && s.vars.get("autocommit") == "0" && label != "" {
+		return nil, "", sqlerr.Doris.New("an INSERT with a label cannot start a transaction: with autocommit off, name the transaction with BEGIN WITH LABEL")
 	}
-	if s.txn == nil {
+	if s.txn == nil && s.vars.get("autocommit") != "0" {
 		res, err := s.srv.coord.Load(ctx, db, t, label, src)
 		if err != nil {
 			return nil, "", err
 		}
 		return res, txnInfo(res.Label, "VISIBLE", res.Txn), nil
 	}
-	if label != "" {
+	if label != "" && s.txn != nil {
 		return nil, "", sqlerr.Doris.New(fmt.Sprintf("an INSERT inside transaction %s cannot have a label of its own", s.txn.Label()))
 	}
 	x, err := s.txnFor(db)
@@ -279,13 +278,12 @@ func (s *Session) txnDelete(ctx context.Context, db string, job coord.DeleteJob)
 }
 
 // txnFor is the open transaction's coordinator side for a statement
-// writing db: started with autocommit off, bound to db at its first write,
-// refused for another database.
+// writing db: with autocommit off the first write opens it, and a
+// transaction is bound to the database it first writes (another one is
+// refused).
 func (s *Session) txnFor(db string) (*coord.ExplicitTxn, error) {
 	if s.txn == nil {
-		if err := s.beginTxn("", false); err != nil {
-			return nil, err
-		}
+		s.txn = &sessionTxn{label: newTxnLabel(), start: time.Now()}
 	}
 	if s.txn.x == nil {
 		x, err := s.srv.coord.BeginExplicit(db, s.txn.label)
