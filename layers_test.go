@@ -23,22 +23,26 @@ var arrow = "github.com/apache/arrow-go/"
 var rules = []rule{
 	{"sql/sqlerr", nil, nil},
 	{"sql/types", []string{"sql/sqlerr"}, []string{arrow, "github.com/zeebo/xxh3"}},
+	// BITMAP / HLL values and the approximate aggregate states.
+	{"sql/sketch", nil, []string{"github.com/RoaringBitmap/roaring/", "github.com/axiomhq/hyperloglog"}},
 	{"sql/parser", []string{"sql/types", "sql/sqlerr"}, []string{"github.com/dolthub/vitess/"}},
 	{"sql/expr", []string{"sql/types", "sql/sqlerr"}, []string{arrow}},
-	{"sql/eval", []string{"sql/expr", "sql/types", "sql/sqlerr"}, []string{arrow}},
-	{"storage", []string{"sql/types", "sql/sqlerr"}, []string{"github.com/cockroachdb/pebble/", arrow, "github.com/cockroachdb/"}},
+	// JSON functions read paths with gjson.
+	{"sql/eval", []string{"sql/expr", "sql/types", "sql/sqlerr", "sql/sketch"}, []string{arrow, "github.com/RoaringBitmap/roaring/", "github.com/tidwall/gjson"}},
+	{"storage", []string{"sql/types", "sql/sqlerr", "sql/sketch"}, []string{"github.com/cockroachdb/pebble/", arrow, "github.com/cockroachdb/"}},
 	{"catalog", []string{"storage", "sql/types", "sql/sqlerr"}, []string{arrow}},
 	{"planner/bind", []string{"planner/logical", "catalog", "storage", "sql/"}, []string{"github.com/dolthub/vitess/"}},
 	{"planner/", []string{"planner/", "catalog", "storage", "sql/"}, []string{arrow}},
 	{"execution/coord", []string{"execution/", "planner/fragment", "catalog", "storage", "sql/types", "sql/sqlerr", "sql/expr", "sql/eval"}, []string{arrow, "google.golang.org/grpc"}},
 	// A backend exports its own Prometheus series (doris_be_*).
 	{"execution/be", []string{"execution/", "planner/fragment", "storage", "sql/types", "sql/sqlerr", "sql/expr", "sql/eval"}, []string{arrow, "google.golang.org/grpc", "github.com/prometheus/"}},
-	{"execution/", []string{"execution/", "planner/fragment", "storage", "sql/types", "sql/sqlerr", "sql/expr", "sql/eval"}, []string{arrow, "google.golang.org/grpc", "github.com/cockroachdb/swiss"}},
+	{"execution/", []string{"execution/", "planner/fragment", "storage", "sql/types", "sql/sqlerr", "sql/expr", "sql/eval", "sql/sketch"}, []string{arrow, "google.golang.org/grpc", "github.com/cockroachdb/swiss", "github.com/RoaringBitmap/roaring/", "github.com/axiomhq/hyperloglog"}},
 	{"server/wire", []string{"sql/types", "sql/sqlerr"}, []string{"github.com/go-mysql-org/go-mysql/", arrow}},
 	{"server/slt", []string{""}, []string{"github.com/go-sql-driver/mysql"}},
 	// The audit log rotates by size with lumberjack; stream load reads
 	// lz4 bodies (compress_type) with pierrec/lz4, which arrow uses too.
-	{"server", []string{""}, []string{arrow, "github.com/dolthub/vitess/", "github.com/prometheus/", "gopkg.in/natefinch/lumberjack.v2", "github.com/pierrec/lz4/"}},
+	// Stream load reads jsonpaths and json_root with gjson.
+	{"server", []string{""}, []string{arrow, "github.com/dolthub/vitess/", "github.com/prometheus/", "gopkg.in/natefinch/lumberjack.v2", "github.com/pierrec/lz4/", "github.com/tidwall/gjson"}},
 	{"cmd/", []string{""}, nil},
 	{"bench", []string{""}, nil},
 }

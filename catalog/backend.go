@@ -95,11 +95,27 @@ func (c *Catalog) SetBackendState(id BackendID, alive bool, errMsg string, heart
 	be.Alive, be.ErrMsg = alive, errMsg
 	if alive {
 		be.LastHeartbeat = heartbeat
+		be.HeartbeatFailures = 0
+	} else {
+		be.HeartbeatFailures++
 	}
 	c.backends[id] = &be
 	if alive != old.Alive {
 		c.refreshGroups()
 	}
+}
+
+// SetBackendDisk records a heartbeat's disk figures (in memory only).
+func (c *Catalog) SetBackendDisk(id BackendID, used, total, avail int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, ok := c.backends[id]
+	if !ok {
+		return
+	}
+	be := *old
+	be.DataUsed, be.DiskTotal, be.DiskAvail = used, total, avail
+	c.backends[id] = &be
 }
 
 // SetBackendHTTPPort records the backend's HTTP port (persisted).

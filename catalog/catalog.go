@@ -35,6 +35,7 @@ type Catalog struct {
 	roles      map[string]*Role // by name; the built-in ones are never persisted
 	txns       map[storage.TxnID]*Txn
 	labels     map[labelKey]storage.TxnID
+	txnCount   txnCounters // doris_fe_txn_* (txnmetrics.go)
 }
 
 type labelKey struct {
@@ -114,6 +115,7 @@ func (c *Catalog) load() (initialized bool, err error) {
 			var t Table
 			if derr = json.Unmarshal(e.Value, &t); derr == nil {
 				restoreTable(&t)
+				restoreColumns(&t)
 				c.tables[t.ID] = &t
 			}
 		case strings.HasPrefix(k, keyView):

@@ -101,8 +101,9 @@ func (c *Catalog) SetGroupStable(dbName, group string, stable bool) error {
 // SetColocateGroup is ALTER TABLE t SET ("colocate_with" = group); "" leaves
 // the current group. Joining an existing group validates the table like
 // CREATE; a table starting a new group lends it its current placement.
-// Existing replicas are not moved: a table placed differently from its new
-// group leaves the group unstable until the replicas are relocated.
+// Existing replicas are not moved: a table whose replicas are not on the
+// group's bucket sequence is refused (checkPlacement) rather than left to
+// make the group unstable.
 func (c *Catalog) SetColocateGroup(db, table, group string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -138,6 +139,9 @@ func (c *Catalog) SetColocateGroup(db, table, group string) error {
 		}
 		if g, ok := c.groupLocked(t.DBID, group); ok {
 			if err := checkColocate(g, t); err != nil {
+				return err
+			}
+			if err := checkPlacement(g, t); err != nil {
 				return err
 			}
 			gs.addTable(gs.get(g.ID), t)
@@ -335,6 +339,22 @@ func (c *Catalog) groupProblem(g *ColocateGroup) string {
 		}
 	}
 	return ""
+}
+
+// checkPlacement refuses a table joining group g whose replicas are not
+// where g's bucket sequence puts them: moving replicas (Doris's colocate
+// balancer) is not done, and joining anyway would leave the group unstable.
+func checkPlacement(g *ColocateGroup, t *Table) error {
+	for _, p := range t.Partitions {
+		for _, tb := range p.Tablets {
+			if tb.Bucket >= len(g.BucketSeq) || !sameBackends(tb.Replicas, g.BucketSeq[tb.Bucket]) {
+				return sqlerr.Colocate.New(fmt.Sprintf("Colocate tables must have the same replica placement: bucket %d of partition %s of table %s "+
+					"is not on the backends of group %s; moving replicas into the group is not supported, recreate the table with \"colocate_with\" = \"%s\"",
+					tb.Bucket, p.Name, t.Name, g.Name, g.Name))
+			}
+		}
+	}
+	return nil
 }
 
 func sameBackends(rs []Replica, bes []BackendID) bool {

@@ -248,21 +248,15 @@ func TestAlterColocate(t *testing.T) {
 	wantCode(t, c.SetColocateGroup("db", "r", "g"), 1105, "Random distribution for colocate table is unsupported")
 	wantCode(t, c.SetColocateGroup("db", "zz", "g"), 1146, "")
 
-	// A table placed differently joins, but the group turns unstable.
+	// A table placed differently is refused (its replicas would have to
+	// move) instead of joining and leaving the group unstable.
 	c.SetBackendState(10000, false, "", testNow)
 	mustCreate(t, c, "db", dupSpec("moved", 4, 1)) // buckets on 10001, 10002 only
 	c.SetBackendState(10000, true, "", testNow)
-	if err := c.SetColocateGroup("db", "moved", "g"); err != nil {
-		t.Fatal(err)
-	}
-	if g, _ := c.GroupOfTable(a); !g.Unstable {
-		t.Fatal("misplaced member left the group stable")
-	}
-	if err := c.SetColocateGroup("db", "moved", ""); err != nil {
-		t.Fatal(err)
-	}
+	wantCode(t, c.SetColocateGroup("db", "moved", "g"), 5063, "Colocate tables must have the same replica placement: bucket 0 of partition moved of table moved "+
+		"is not on the backends of group g; moving replicas into the group is not supported, recreate the table with \"colocate_with\" = \"g\"")
 	if g, _ := c.GroupOfTable(a); g.Unstable || len(g.Tables) != 2 {
-		t.Fatal("leaving did not restore the group", g)
+		t.Fatal("a refused join changed the group", g)
 	}
 	// A new group from ALTER takes the table's placement.
 	if err := c.SetColocateGroup("db", "c8", "h"); err != nil {

@@ -29,7 +29,7 @@ func (c *Catalog) BeginDelete(db string, t TableID, d DeleteInfo) (*Txn, error) 
 	d.TableID = t
 	d.Partitions = slices.Clone(d.Partitions)
 	d.Conditions = slices.Clone(d.Conditions)
-	return c.beginTxn(db, NewDeleteLabel(), []TableID{t}, &d)
+	return c.beginTxn(db, NewDeleteLabel(), []TableID{t}, &d, TxnInfo{})
 }
 
 // Deletes lists the visible DELETEs of db by creation time (SHOW DELETE).

@@ -31,6 +31,12 @@ type Column struct {
 	IsKey   bool            `json:"is_key,omitempty"`
 	Default *string         `json:"default,omitempty"` // literal text; nil = no default (NULL if nullable)
 	Comment string          `json:"comment,omitempty"`
+	// UID is the column's unique id (Doris's col_unique_id): storage keys
+	// its data by it, so renames and drops never mix up data (alter.go).
+	UID int32 `json:"uid"`
+	// FillValue is what rows loaded before the column was added (ALTER
+	// TABLE ADD COLUMN) read as: its default then; nil is NULL.
+	FillValue *types.Datum `json:"fill_value,omitempty"`
 }
 
 // DistKind is how rows are spread over buckets.
@@ -109,14 +115,33 @@ type Table struct {
 	Properties     map[string]string `json:"properties,omitempty"`
 	Comment        string            `json:"comment,omitempty"`
 	CreateTime     time.Time         `json:"create_time"`
+	// NextColumnID is the unique id the next added column gets; 0 in a
+	// table written before column ids (alter.go assigns them at load).
+	NextColumnID int32 `json:"next_column_id,omitempty"`
+	// SchemaVersion counts the table's schema changes (storage's
+	// TabletSchema.Version; scans carry it).
+	SchemaVersion int64 `json:"schema_version,omitempty"`
 }
 
 // Schema returns the storage schema of the table's tablets.
 func (t *Table) Schema() *storage.TabletSchema {
-	s := &storage.TabletSchema{Keys: t.Keys, NumKeys: t.NumKeys}
+	s := &storage.TabletSchema{Keys: t.Keys, NumKeys: t.NumKeys, Version: t.SchemaVersion}
+	fill := false
 	for _, c := range t.Columns {
 		s.Columns = append(s.Columns, c.Column)
 		s.Agg = append(s.Agg, c.Agg)
+		s.ColumnIDs = append(s.ColumnIDs, c.UID)
+		var d *types.Datum
+		if c.FillValue != nil {
+			v := *c.FillValue
+			v.Prepare()
+			d = &v
+		}
+		s.Defaults = append(s.Defaults, d)
+		fill = fill || d != nil
+	}
+	if !fill {
+		s.Defaults = nil
 	}
 	return s
 }
@@ -132,6 +157,11 @@ type Backend struct {
 	LastStartTime  time.Time `json:"-"`
 	ErrMsg         string    `json:"-"`
 	Decommissioned bool      `json:"decommissioned,omitempty"`
+	// From the last heartbeat (in memory only): the backend's bytes on
+	// disk and its file system's size and free space; HeartbeatFailures
+	// counts the heartbeats failed in a row.
+	DataUsed, DiskTotal, DiskAvail int64 `json:"-"`
+	HeartbeatFailures              int   `json:"-"`
 }
 
 // ColocateGroup fixes one bucket→backends sequence for all its member tables.

@@ -190,6 +190,7 @@ func buildTable(db DBID, spec *TableSpec) (*Table, []PartitionSpec, error) {
 	if t.ColocateGroup != "" && t.Dist.Kind == DistRandom {
 		return nil, nil, sqlerr.Doris.New("Random distribution for colocate table is unsupported")
 	}
+	assignColumnIDs(t)
 	return t, spec.Partitions, nil
 }
 
@@ -226,6 +227,8 @@ func (t *Table) setKeys(keys []string) error {
 		switch {
 		case col.IsKey && col.Agg != storage.AggNone:
 			return sqlerr.Doris.New(fmt.Sprintf("Key column %s can not set aggregation type", col.Name))
+		case col.IsKey && col.Type.Kind == types.JSON:
+			return sqlerr.Doris.New(fmt.Sprintf("JSONB type should not be used in key column[%s].", col.Name))
 		case !col.IsKey && t.Keys == storage.AggKeys && col.Agg == storage.AggNone:
 			return sqlerr.Doris.New(fmt.Sprintf("The value column %s of an AGGREGATE KEY table must have an aggregation type", col.Name))
 		case col.Agg != storage.AggNone && t.Keys != storage.AggKeys:

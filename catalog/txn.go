@@ -18,6 +18,9 @@ const (
 	TxnCommitted                 // versions assigned, durable; not yet visible
 	TxnVisible                   // published on every backend; readable
 	TxnAborted                   // rolled back; its label may be reused
+	// TxnPrecommitted: written and durable on the backends, waiting for
+	// the client's commit or abort (stream load's two_phase_commit).
+	TxnPrecommitted
 )
 
 func (s TxnState) String() string {
@@ -30,6 +33,8 @@ func (s TxnState) String() string {
 		return "VISIBLE"
 	case TxnAborted:
 		return "ABORTED"
+	case TxnPrecommitted:
+		return "PRECOMMITTED"
 	}
 	return fmt.Sprintf("TxnState(%d)", s)
 }
@@ -50,6 +55,16 @@ type Txn struct {
 	Reason     string                                   `json:"reason,omitempty"`
 	// Delete is set on the transaction of a DELETE (delete.go).
 	Delete *DeleteInfo `json:"delete,omitempty"`
+	// Source is Doris's LoadJobSourceType: FRONTEND (INSERT, DELETE,
+	// UPDATE) or BACKEND_STREAMING (stream load); "" reads as FRONTEND.
+	Source string `json:"source,omitempty"`
+	// TimeoutMs is the load's timeout (0: none known).
+	TimeoutMs int64 `json:"timeout_ms,omitempty"`
+	// User is who ran the load ("" when not known).
+	User string `json:"user,omitempty"`
+	// Precommit is what a PRECOMMITTED txn wrote, for its commit.
+	Precommit     *TxnCommit `json:"precommit,omitempty"`
+	PrecommitTime time.Time  `json:"precommit_time,omitempty"`
 }
 
 func (t *Txn) clone() *Txn {
@@ -84,11 +99,23 @@ func (c *Catalog) indexLabel(t *Txn) {
 // label gets a generated one; a label of a non-aborted txn of the same
 // database is a *LabelUsedError.
 func (c *Catalog) BeginTxn(db, label string, tables []TableID) (*Txn, error) {
-	return c.beginTxn(db, label, tables, nil)
+	return c.beginTxn(db, label, tables, nil, TxnInfo{})
+}
+
+// TxnInfo is what SHOW TRANSACTION tells of a load besides its label.
+type TxnInfo struct {
+	Source  string // Doris's LoadJobSourceType ("": FRONTEND)
+	Timeout time.Duration
+	User    string
+}
+
+// BeginTxnWith is BeginTxn recording info on the transaction.
+func (c *Catalog) BeginTxnWith(db, label string, tables []TableID, info TxnInfo) (*Txn, error) {
+	return c.beginTxn(db, label, tables, nil, info)
 }
 
 // beginTxn is BeginTxn recording del on the transaction (a DELETE's).
-func (c *Catalog) beginTxn(db, label string, tables []TableID, del *DeleteInfo) (*Txn, error) {
+func (c *Catalog) beginTxn(db, label string, tables []TableID, del *DeleteInfo, info TxnInfo) (*Txn, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	d, err := c.dbLocked(db)
@@ -109,7 +136,8 @@ func (c *Catalog) beginTxn(db, label string, tables []TableID, del *DeleteInfo) 
 	}
 	b := c.newBatch()
 	now := c.now()
-	t := &Txn{ID: b.nextTxn(), DBID: d.ID, Label: label, State: TxnPrepare, Tables: append([]TableID(nil), tables...), CreateTime: now, Delete: del}
+	t := &Txn{ID: b.nextTxn(), DBID: d.ID, Label: label, State: TxnPrepare, Tables: append([]TableID(nil), tables...), CreateTime: now, Delete: del,
+		Source: info.Source, TimeoutMs: info.Timeout.Milliseconds(), User: info.User}
 	if t.Label == "" {
 		t.Label = fmt.Sprintf("label_%d_%x", t.ID, now.UnixNano())
 	}
@@ -119,6 +147,7 @@ func (c *Catalog) beginTxn(db, label string, tables []TableID, del *DeleteInfo) 
 	}
 	c.txns[t.ID] = t
 	c.indexLabel(t)
+	c.txnCount.begun.Add(1)
 	return t, nil
 }
 
@@ -172,7 +201,7 @@ func (c *Catalog) commitLocked(it TxnCommit, tables map[TableID]*Table, now time
 	if !ok {
 		return nil, txnNotFound(id)
 	}
-	if old.State != TxnPrepare {
+	if old.State != TxnPrepare && old.State != TxnPrecommitted {
 		return nil, sqlerr.Doris.New(fmt.Sprintf("transaction [%d] is already %s, can not commit", id, old.State))
 	}
 	owner := map[PartitionID]TableID{}
@@ -231,6 +260,7 @@ func (c *Catalog) commitLocked(it TxnCommit, tables map[TableID]*Table, now time
 	}
 	txn.State = TxnCommitted
 	txn.CommitTime = now
+	txn.Precommit = nil
 	return txn, nil
 }
 
@@ -282,6 +312,9 @@ func (c *Catalog) persistTxns(tables map[TableID]*Table, txns []*Txn) error {
 	maps.Copy(c.tables, tables)
 	for _, txn := range txns {
 		c.txns[txn.ID] = txn
+		if txn.State == TxnVisible {
+			c.txnCount.succeeded.Add(1)
+		}
 	}
 	return nil
 }
@@ -358,7 +391,7 @@ func (c *Catalog) AbortTxn(id storage.TxnID, reason string) error {
 	switch old.State {
 	case TxnAborted:
 		return nil
-	case TxnPrepare:
+	case TxnPrepare, TxnPrecommitted:
 	default:
 		return sqlerr.Doris.New(fmt.Sprintf("transaction [%d] is already %s, can not abort", id, old.State))
 	}
@@ -370,6 +403,7 @@ func (c *Catalog) AbortTxn(id storage.TxnID, reason string) error {
 		return err
 	}
 	c.txns[id] = txn
+	c.txnCount.failed.Add(1)
 	return nil
 }
 

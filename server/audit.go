@@ -37,6 +37,10 @@ type stmtResult struct {
 	// scanRows and scanBytes are what its scans read from storage
 	// (op.OpStats.ScanRows, ScanBytes), summed over its queries.
 	scanRows, scanBytes atomic.Int64
+	// task is the statement's Task Type (QUERY, LOAD or ""), set before
+	// it runs; profile is what it ran (Session.keepProfile).
+	task    string
+	profile []string
 }
 
 // countScans adds what the query run as root read from storage to the
@@ -54,6 +58,15 @@ func (s *Session) countScans(root op.Operator) {
 	if res != nil {
 		res.scanRows.Add(rows)
 		res.scanBytes.Add(bytes)
+	}
+}
+
+// collectWarnings adds the warnings of the remote instances of the query
+// run as root to the running statement's (the root fragment's own went
+// there directly); the caller has closed root.
+func (s *Session) collectWarnings(root op.Operator) {
+	if q, ok := root.(interface{ Profile() *coord.Profile }); ok {
+		q.Profile().Warnings(s.warnings())
 	}
 }
 
@@ -86,8 +99,8 @@ const auditSQL = 4096
 func (s *Session) finish(queryID, text string, start time.Time, err error) {
 	elapsed := time.Since(start)
 	s.mu.Lock()
-	res, keep := s.stmtRes, s.keepDiag
-	s.stmtRes, s.keepDiag = nil, false
+	res, keep, warn := s.stmtRes, s.keepDiag, s.warn
+	s.stmtRes, s.keepDiag, s.warn = nil, false, nil
 	db := s.db
 	s.mu.Unlock()
 	var e *sqlerr.Error
@@ -95,7 +108,18 @@ func (s *Session) finish(queryID, text string, start time.Time, err error) {
 		e = sqlerr.As(err)
 		s.setDiag([]diagEntry{{level: "Error", code: e.Code, message: e.Message}})
 	} else if !keep && !readsDiagCount(text) {
-		s.setDiag(nil)
+		var d []diagEntry
+		keepN := s.vars.int("max_error_count")
+		for _, x := range warn.List() {
+			if int64(len(d)) >= keepN {
+				break
+			}
+			d = append(d, diagEntry{level: "Warning", code: sqlerr.Code(x.Code), message: x.Message})
+		}
+		s.setDiag(d)
+		if n := warn.Count(); n > int64(len(d)) {
+			s.vars.vals["warning_count"] = strconv.FormatInt(n, 10)
+		}
 	}
 	short := redactPasswords(text)
 	if len(short) > auditSQL {
@@ -110,11 +134,12 @@ func (s *Session) finish(queryID, text string, start time.Time, err error) {
 		s.srv.log.Warn("slow query", "query_id", queryID, "conn", s.info.ID, "user", s.info.User, "db", db,
 			"time_ms", ms, "threshold_ms", slow, "ok", e == nil, "sql", short)
 	}
-	if s.srv.audit == nil {
-		return
-	}
-	if res == nil {
-		res = &stmtResult{} // it failed before running (a syntax error)
+	ran := res != nil
+	if !ran {
+		res = &stmtResult{} // it failed before running (a syntax error), or was a COM_STMT_PREPARE
+		if e != nil {
+			res.task = taskOfText(text)
+		}
 	}
 	state, code, msg := "OK", 0, ""
 	if res.resultSet.Load() {
@@ -122,6 +147,10 @@ func (s *Session) finish(queryID, text string, start time.Time, err error) {
 	}
 	if e != nil {
 		state, code, msg = "ERR", int(e.Code), e.Message
+	}
+	s.recordStatement(queryID, short, db, state, start, elapsed, res, ran || e != nil)
+	if s.srv.audit == nil {
+		return
 	}
 	line := fmt.Sprintf("%s [query] |Client=%s|User=%s|Db=%s|State=%s|ErrorCode=%d|ErrorMessage=%s|Time(ms)=%d|ScanBytes=%d|ScanRows=%d|ReturnRows=%d|QueryId=%s|Stmt=%s\n",
 		start.UTC().Format("2006-01-02 15:04:05.000"), s.info.Host, s.info.User, db, state, code, oneLine(msg), ms,

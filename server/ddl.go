@@ -23,6 +23,7 @@ const defaultBuckets = 10
 var aggTypes = map[string]storage.AggType{
 	"": storage.AggNone, "SUM": storage.AggSum, "MAX": storage.AggMax, "MIN": storage.AggMin,
 	"REPLACE": storage.AggReplace, "REPLACE_IF_NOT_NULL": storage.AggReplaceIfNotNull,
+	"BITMAP_UNION": storage.AggBitmapUnion, "HLL_UNION": storage.AggHLLUnion,
 }
 
 func (s *Session) dbName(db string) (string, error) {
@@ -234,6 +235,10 @@ func (s *Session) alterTableSet(ctx context.Context, st *parser.AlterTableSet, w
 		switch k {
 		case "colocate_with":
 			if err := s.srv.cat.SetColocateGroup(db, st.Table, v); err != nil {
+				return err
+			}
+		case "replication_num", "default.replication_num", "replication_allocation", "default.replication_allocation":
+			if err := s.setReplication(db, st.Table, k, v); err != nil {
 				return err
 			}
 		default:

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"github.com/dorisgo/dorisgo/execution/coord"
 	"github.com/dorisgo/dorisgo/execution/op"
 	"github.com/dorisgo/dorisgo/planner/bind"
-	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/planner/physical"
 	"github.com/dorisgo/dorisgo/server/wire"
@@ -94,19 +92,11 @@ func (s *Session) deleteRows(ctx context.Context, n *sqlparser.Delete, params []
 // scan. It reads every partition, a superset of those the delete touches.
 func (s *Session) checkDelete(ctx context.Context, check logical.Node) error {
 	out := logical.TypedColumns(check.Columns())
-	var plan *fragment.Plan
 	d, err := physical.PlanDistributed(s.plannerContext(nil), check, out)
-	switch {
-	case err == nil:
-		plan = d.Plan
-	case errors.Is(err, physical.ErrNotDistributable):
-		if plan, err = physical.Plan(check, out); err != nil {
-			return err
-		}
-	default:
+	if err != nil {
 		return err
 	}
-	root, err := s.start(ctx, plan)
+	root, err := s.start(ctx, d.Plan)
 	if err != nil {
 		return err
 	}

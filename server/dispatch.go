@@ -6,6 +6,8 @@ import (
 
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/execution/coord"
 	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
@@ -28,8 +30,14 @@ func (s *Session) dispatch(ctx context.Context, stmt parser.Statement, params []
 		return s.dispatchVitess(ctx, st, params, w)
 	case *parser.CreateTable:
 		return s.createTable(ctx, st, w)
+	case *parser.CreateTableAs:
+		return s.createTableAs(ctx, st, w)
 	case *parser.AlterTableSet:
 		return s.alterTableSet(ctx, st, w)
+	case *parser.AlterTable:
+		return s.alterTable(ctx, st, w)
+	case *parser.AlterJobs:
+		return sqlerr.NotSupportedYet.New(st.Text + " (dorisgo runs no schema change jobs: heavy changes are refused)")
 	case *parser.AlterSystem:
 		return s.alterSystem(ctx, st, w)
 	case *parser.ShowBackends:
@@ -37,11 +45,19 @@ func (s *Session) dispatch(ctx context.Context, stmt parser.Statement, params []
 	case *parser.ShowDelete:
 		return s.showDelete(st, w)
 	case *parser.ShowTablets:
-		return s.showTablets(st, w)
+		return s.showTablets(ctx, st, w)
 	case *parser.ShowPartitions:
-		return s.showPartitions(st, w)
+		return s.showPartitions(ctx, st, w)
+	case *parser.ShowTransaction:
+		return s.showTransaction(st, w)
+	case *parser.ShowData:
+		return s.showData(ctx, st, w)
+	case *parser.ShowLoad:
+		return s.showLoad(st, w)
 	case *parser.ShowProc:
 		return s.showProc(st, w)
+	case *parser.ShowQueryProfile:
+		return s.showQueryProfile(st, w)
 	case *parser.ShowCreateTable:
 		return s.showCreateTable(st.DB, st.Table, w)
 	case *parser.CreateView:
@@ -85,11 +101,21 @@ func (s *Session) dispatchVitess(ctx context.Context, st *parser.Vitess, params 
 	case *sqlparser.Select, *sqlparser.SetOp, *sqlparser.ParenSelect:
 		return s.query(ctx, st, params, w)
 	case *sqlparser.Insert:
+		ctx = coord.WithLoadInfo(ctx, catalog.TxnInfo{User: s.acct.user})
 		return s.insert(ctx, st, n, params, w)
 	case *sqlparser.Delete:
 		return s.deleteRows(ctx, n, params, w)
+	case *sqlparser.Update:
+		ctx = coord.WithLoadInfo(ctx, catalog.TxnInfo{User: s.acct.user})
+		return s.update(ctx, st, n, params, w)
 	case *sqlparser.Set:
 		return s.set(n, w)
+	case *sqlparser.Prepare:
+		return s.sqlPrepare(n, w)
+	case *sqlparser.Execute:
+		return s.sqlExecute(ctx, n, w)
+	case *sqlparser.Deallocate:
+		return s.sqlDeallocate(n, w)
 	case *sqlparser.Use:
 		if err := s.InitDB(ctx, n.DBName.String()); err != nil {
 			return err
@@ -140,7 +166,7 @@ func (s *Session) set(n *sqlparser.Set, w wire.ResultWriter) error {
 		name := strings.ToLower(e.Name.Name.String())
 		if e.Scope == sqlparser.SetScope_User || strings.HasPrefix(name, "@") && !strings.HasPrefix(name, "@@") {
 			b := newBinder(s, nil)
-			x, err := b.BindConst(e.Expr)
+			x, err := b.BindConst(scalarSelect(e.Expr))
 			if err != nil {
 				return err
 			}
@@ -198,6 +224,7 @@ func (s *Session) setValue(e sqlparser.Expr) (string, error) {
 	if _, ok := e.(*sqlparser.Default); ok {
 		return "DEFAULT", nil
 	}
+	e = scalarSelect(e)
 	b := newBinder(s, nil)
 	x, err := b.BindConst(e)
 	if err != nil {
@@ -214,4 +241,32 @@ func (s *Session) setValue(e sqlparser.Expr) (string, error) {
 		return "0", nil
 	}
 	return d.String(), nil
+}
+
+// scalarSelect unwraps SET's (SELECT expr) without FROM to the expression,
+// as clients write to drop a mode from @@sql_mode with REPLACE; anything
+// else is returned as is.
+func scalarSelect(e sqlparser.Expr) sqlparser.Expr {
+	sq, ok := e.(*sqlparser.Subquery)
+	if !ok {
+		return e
+	}
+	sel, ok := sq.Select.(*sqlparser.Select)
+	if !ok || len(sel.SelectExprs) != 1 || sel.Where != nil || sel.GroupBy != nil || sel.Having != nil || sel.Limit != nil {
+		return e
+	}
+	for _, te := range sel.From {
+		ate, ok := te.(*sqlparser.AliasedTableExpr)
+		if !ok {
+			return e
+		}
+		if tn, ok := ate.Expr.(sqlparser.TableName); !ok || !strings.EqualFold(tn.Name.String(), "dual") {
+			return e
+		}
+	}
+	ae, ok := sel.SelectExprs[0].(*sqlparser.AliasedExpr)
+	if !ok {
+		return e
+	}
+	return ae.Expr
 }

@@ -377,8 +377,9 @@ func (s *syncBuffer) String() string {
 
 // startProc runs the dorisgo binary on dir and waits until it answers
 // queries. A port grabbed by someone else between freePort and the bind
-// makes the process exit; it is then retried on new ports.
-func startProc(t *testing.T, dir string) *proc {
+// makes the process exit; it is then retried on new ports. extra flags
+// follow the defaults (so they override them).
+func startProc(t *testing.T, dir string, extra ...string) *proc {
 	t.Helper()
 	bin := dorisgoBinary(t)
 	var lastErr error
@@ -386,7 +387,7 @@ func startProc(t *testing.T, dir string) *proc {
 		mp, hp := freePort(t), freePort(t)
 		p := &proc{t: t, dir: dir, mysqlAddr: fmt.Sprintf("127.0.0.1:%d", mp), httpAddr: fmt.Sprintf("127.0.0.1:%d", hp),
 			exited: make(chan struct{}), out: &syncBuffer{}}
-		p.cmd = exec.Command(bin, "--data-dir", dir, "--mysql-port", fmt.Sprint(mp), "--http-port", fmt.Sprint(hp), "--log-level", "warn")
+		p.cmd = exec.Command(bin, append([]string{"--data-dir", dir, "--mysql-port", fmt.Sprint(mp), "--http-port", fmt.Sprint(hp), "--log-level", "warn"}, extra...)...)
 		p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 		if err := p.cmd.Start(); err != nil {
 			t.Fatal(err)

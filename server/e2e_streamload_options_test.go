@@ -219,10 +219,9 @@ func TestE2EStreamLoadHeaders(t *testing.T) {
 	count := func() int { return len(queryInts(t, db, "SELECT k FROM hdr.t")) }
 
 	for name, value := range map[string]string{
-		"jsonpaths": `["$.k"]`, "json_root": "$.data", "fuzzy_parse": "true", "two_phase_commit": "true",
 		"merge_type": "DELETE", "partial_columns": "true", "function_column.sequence_col": "v", "partitions": "p1",
 		"timezone": "UTC", "exec_mem_limit": "1000", "enclose": `"`, "escape": `\`, "trim_double_quotes": "true",
-		"group_commit": "async_mode", "num_as_string": "true", "delete": "k = 1", "hidden_columns": "__DORIS_DELETE_SIGN__",
+		"group_commit": "async_mode", "delete": "k = 1", "hidden_columns": "__DORIS_DELETE_SIGN__",
 	} {
 		r := load(map[string]string{name: value}, []byte("1,1\n"))
 		if r.Status != "Fail" || !strings.Contains(r.Message, `"`+name) || !strings.Contains(r.Message, "not supported") {

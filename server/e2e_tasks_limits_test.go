@@ -31,7 +31,7 @@ func TestE2EPipelineTasksStop(t *testing.T) {
 	const tasks = "SELECT /*+ SET_VAR(parallel_pipeline_task_num = 3) */ "
 
 	// exec_mem_limit: a hash aggregation over 300k distinct keys.
-	_, err := db.Exec(tasks[:len(tasks)-len(" */ ")] + ", exec_mem_limit = 1048576) */ k, count(*) FROM tl.big GROUP BY k")
+	_, err := db.Exec(tasks[:len(tasks)-len(") */ ")] + ", exec_mem_limit = 1048576) */ k, count(*) FROM tl.big GROUP BY k")
 	if err == nil || !strings.Contains(err.Error(), "exec_mem_limit") {
 		t.Fatalf("over exec_mem_limit: %v, want the limit named", err)
 	}

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"github.com/dorisgo/dorisgo/execution/coord"
 	"github.com/dorisgo/dorisgo/execution/op"
-	"strings"
 
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
@@ -49,6 +48,19 @@ func (s *Session) explain(ctx context.Context, st *parser.Explain, w wire.Result
 	if d, ok := v.AST.(*sqlparser.Delete); ok {
 		return s.explainDelete(d)
 	}
+	if ins, ok := v.AST.(*sqlparser.Insert); ok && st.Mode != parser.ExplainAnalyze {
+		return s.explainInsert(v, ins, st.Mode, w)
+	}
+	if u, ok := v.AST.(*sqlparser.Update); ok && st.Mode != parser.ExplainAnalyze {
+		if err := noPlaceholder(u); err != nil {
+			return err
+		}
+		ins, err := newBinder(s, nil).BindUpdate(u)
+		if err != nil {
+			return err
+		}
+		return s.explainLoad(v, ins, st.Mode, w)
+	}
 	if _, ok := v.AST.(sqlparser.SelectStatement); !ok {
 		return sqlerr.NotSupportedYet.New("EXPLAIN of this statement")
 	}
@@ -63,13 +75,7 @@ func (s *Session) explain(ctx context.Context, st *parser.Explain, w wire.Result
 	case parser.ExplainDistributed:
 		mode = explain.Distributed
 	}
-	var lines []string
-	if p.dist != nil {
-		lines = p.dist.Explain(mode)
-	} else {
-		// Correlated subqueries run as a single-root plan on the FE.
-		lines = legacyExplainLines(p.plan)
-	}
+	lines := p.dist.Explain(mode)
 	if st.Mode == parser.ExplainAnalyze {
 		more, err := s.analyze(ctx, p)
 		if err != nil {
@@ -149,7 +155,7 @@ func profileLines(p *planned, root op.Operator, rows int64, elapsed time.Duratio
 	for _, id := range ids {
 		a := ops[id]
 		out = append(out, fmt.Sprintf("    %d:%s  instances=%d  rows=%d  batches=%d  time=%.3f ms  peak memory=%d",
-			id, kindName(a.kind), a.instances, a.rows, a.batches, float64(a.timeNs)/1e6, a.peak))
+			id, a.kind, a.instances, a.rows, a.batches, float64(a.timeNs)/1e6, a.peak))
 	}
 	out = append(out, "  fragments (instances that ran, pipeline tasks per instance):")
 	for _, f := range p.plan.Fragments {
@@ -171,64 +177,4 @@ func profileLines(p *planned, root op.Operator, rows int64, elapsed time.Duratio
 			f.Sink.ExchangeID, f.ID, x.Rows, x.Bytes, x.WireBytes, x.Batches, float64(x.BlockedNs)/1e6, x.PeakBytes))
 	}
 	return out
-}
-
-// legacyExplainLines renders a plan physical.Plan made (no distribution).
-func legacyExplainLines(p *fragment.Plan) []string {
-	var out []string
-	for _, f := range p.Fragments {
-		out = append(out, fmt.Sprintf("PLAN FRAGMENT %d", f.ID))
-		var rec func(n *fragment.Node, depth int)
-		rec = func(n *fragment.Node, depth int) {
-			ind := strings.Repeat("  ", depth+1)
-			line := fmt.Sprintf("%s%d:%s", ind, n.ID, kindName(n.Kind))
-			if n.Scan != nil {
-				line += fmt.Sprintf(" TABLE: %s partitions=%d/%d tablets=%d/%d", n.Scan.Table, n.Scan.Partitions, n.Scan.TotalParts, len(n.Scan.Tablets), n.Scan.TotalTablets)
-			}
-			out = append(out, line)
-			for _, c := range n.Children {
-				rec(c, depth+1)
-			}
-		}
-		rec(f.Root, 0)
-	}
-	return out
-}
-
-func kindName(k fragment.NodeKind) string {
-	switch k {
-	case fragment.KindScan:
-		return "OlapScanNode"
-	case fragment.KindFilter:
-		return "SELECT"
-	case fragment.KindProject:
-		return "PROJECT"
-	case fragment.KindLimit:
-		return "LIMIT"
-	case fragment.KindValues:
-		return "UNION"
-	case fragment.KindExchange:
-		return "EXCHANGE"
-	case fragment.KindHashJoin:
-		return "HASH JOIN"
-	case fragment.KindNestedLoopJoin:
-		return "NESTED LOOP JOIN"
-	case fragment.KindAgg:
-		return "AGGREGATE"
-	case fragment.KindSort:
-		return "SORT"
-	case fragment.KindTopN:
-		return "TOP-N"
-	case fragment.KindApply:
-		return "APPLY"
-	case fragment.KindSetOp:
-		return "SET OPERATION"
-	case fragment.KindWindow:
-		return "ANALYTIC"
-	case fragment.KindRepeat:
-		return "REPEAT_NODE"
-	case fragment.KindTableFunc:
-		return "DataGenScanNode"
-	}
-	return "?"
 }

@@ -33,9 +33,15 @@ func newMetrics(s *Server) *metrics {
 	m.httpLatency = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "doris", Subsystem: "fe", Name: "http_request_seconds", Help: "HTTP request latency."}, []string{"path"})
 	m.reg.MustRegister(m.loadRows, m.loadBytes, m.loads, m.httpLatency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		columnCacheGauge(),
+		columnCacheGauge(), stmtCollector{&s.stmts},
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "doris", Subsystem: "fe", Name: "connection_total", Help: "Open MySQL connections."},
 			func() float64 { return float64(s.wire.ConnCount()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: "doris", Subsystem: "fe", Name: "txn_begin", Help: "Load transactions begun."},
+			func() float64 { return float64(s.cat.TxnCounts().Begun) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: "doris", Subsystem: "fe", Name: "txn_success", Help: "Load transactions made visible."},
+			func() float64 { return float64(s.cat.TxnCounts().Succeeded) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: "doris", Subsystem: "fe", Name: "txn_failed", Help: "Load transactions aborted."},
+			func() float64 { return float64(s.cat.TxnCounts().Failed) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "doris", Subsystem: "fe", Name: "backends_alive", Help: "Alive backends."},
 			func() float64 {
 				n := 0
@@ -63,11 +69,12 @@ func (s *Server) httpHandler() http.Handler {
 	// LOAD_PRIV on its table (streamload.go), the colocate admin endpoints
 	// ADMIN_PRIV, /api/profile one's own queries unless ADMIN_PRIV.
 	mux.HandleFunc("PUT /api/{db}/{table}/_stream_load", s.streamLoad)
+	mux.HandleFunc("PUT /api/{db}/_stream_load_2pc", s.needLogin(s.streamLoad2PC))
 	mux.HandleFunc("GET /api/_load_error_log", s.needLogin(s.serveLoadErrorLog))
 	mux.HandleFunc("POST /api/colocate/group_stable", s.needAdmin(s.groupStable(false)))
 	mux.HandleFunc("DELETE /api/colocate/group_stable", s.needAdmin(s.groupStable(true)))
 	mux.HandleFunc("GET /api/profile", s.needLogin(s.profiles.serveList))
-	mux.HandleFunc("GET /api/profile/{id}", s.needLogin(s.profiles.serveOne))
+	mux.HandleFunc("GET /api/profile/{id}", s.needLogin(s.serveProfile))
 	mux.HandleFunc("GET /api/health", s.needLogin(func(w http.ResponseWriter, r *http.Request, _ *catalog.Access) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "OK", "msg": "Success"})
 	}))

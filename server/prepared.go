@@ -10,6 +10,7 @@ import (
 
 	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/sql/parser"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
 
@@ -21,6 +22,9 @@ type prepared struct {
 	stmt   parser.Statement
 	params []wire.Column
 	cols   []wire.Column
+	// planErr is why binding with NULL arguments failed (no metadata);
+	// SQL PREPARE reports a name that does not resolve (sqlprepare.go).
+	planErr error
 }
 
 func (p *prepared) NumParams() int         { return len(p.params) }
@@ -52,6 +56,10 @@ func (s *Session) prepare(sql string) (*prepared, error) {
 	p := &prepared{text: sql, stmt: stmt}
 	n := 0
 	if v, ok := stmt.(*parser.Vitess); ok {
+		switch v.AST.(type) {
+		case *sqlparser.Prepare, *sqlparser.Execute, *sqlparser.Deallocate:
+			return nil, sqlerr.UnsupportedPS.New() // as MySQL: not preparable
+		}
 		_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
 			if val, ok := node.(*sqlparser.SQLVal); ok && val.Type == sqlparser.ValArg {
 				n++
@@ -67,6 +75,8 @@ func (s *Session) prepare(sql string) (*prepared, error) {
 			}
 			if pq, err := s.planQuery(v, args); err == nil {
 				p.cols = outputColumns(pq.q.Outputs)
+			} else {
+				p.planErr = err
 			}
 		}
 	}

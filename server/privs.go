@@ -7,6 +7,7 @@ import (
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/planner/bind"
 	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
@@ -86,6 +87,8 @@ func (s *Session) authorize(stmt parser.Statement) error {
 		return s.needTable(a, st.DB, st.Name, catalog.WantCreate, "CREATE")
 	case *parser.AlterTableSet:
 		return s.needTable(a, st.DB, st.Table, catalog.WantAlter, "ALTER")
+	case *parser.AlterTable:
+		return s.needTable(a, st.DB, st.Table, catalog.WantAlter, "ALTER")
 	case *parser.ShowPartitions:
 		return s.needTable(a, st.DB, st.Table, catalog.WantShow, "SHOW PARTITIONS")
 	case *parser.ShowCreateTable:
@@ -107,7 +110,7 @@ func (s *Session) authorize(stmt parser.Statement) error {
 		return needGlobal(a, catalog.WantNode, "NODE")
 	case *parser.ShowBackends:
 		return needGlobal(a, catalog.WantAdmin|catalog.WantNode, "ADMIN/OPERATOR")
-	case *parser.ShowTablets, *parser.ShowProc, *parser.Admin:
+	case *parser.ShowTablets, *parser.ShowProc, *parser.Admin, *parser.ShowTransaction:
 		return needGlobal(a, catalog.WantAdmin, "ADMIN")
 	case *parser.CreateUser, *parser.DropUser, *parser.CreateRole, *parser.DropRole, *parser.GrantRoles, *parser.ShowRoles:
 		return needGlobal(a, catalog.WantGrant, "GRANT")
@@ -193,6 +196,16 @@ func (s *Session) authorizeVitess(a *catalog.Access, ast sqlparser.Statement) er
 				}
 			}
 		}
+	case *sqlparser.Update:
+		// LOAD_PRIV on the target, which is written; SELECT_PRIV on every
+		// table read, the target included (its other columns are read back).
+		if te := bind.UpdateTarget(n.TableExprs); te != nil {
+			tn := te.Expr.(sqlparser.TableName)
+			if err := s.needTable(a, tn.DbQualifier.String(), tn.Name.String(), catalog.WantLoad, "LOAD"); err != nil {
+				return err
+			}
+		}
+		return s.checkRefs(a, n)
 	case *sqlparser.Insert:
 		if err := s.needTable(a, n.Table.DbQualifier.String(), n.Table.Name.String(), catalog.WantLoad, "LOAD"); err != nil {
 			return err

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -13,7 +12,6 @@ import (
 	"github.com/dorisgo/dorisgo/execution/op"
 	"github.com/dorisgo/dorisgo/planner/bind"
 	"github.com/dorisgo/dorisgo/planner/fragment"
-	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/planner/physical"
 	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/sql/eval"
@@ -34,13 +32,12 @@ func constValue(x expr.Expr) (types.Datum, error) {
 	return eval.EvalConst(&expr.Context{Now: time.Now()}, x)
 }
 
-// planned is a bound and planned query: the distributed plan when the
-// planner could place it, else the single-root plan that runs correlated
-// subqueries (Apply) on the FE.
+// planned is a bound and planned query: the distributed plan (EXPLAIN
+// prints it, execution runs its plan data).
 type planned struct {
 	q    *bind.Query
 	plan *fragment.Plan
-	dist *physical.Distributed // nil for the single-root plan
+	dist *physical.Distributed
 }
 
 // planQuery binds and plans a SELECT; EXPLAIN prints and execution runs
@@ -73,17 +70,10 @@ func (s *Session) planQuery(st *parser.Vitess, params []types.Datum) (*planned, 
 		out[i] = types.Column{Name: o.Name, Type: o.Col.T, Nullable: o.Col.Null}
 	}
 	d, err := physical.PlanDistributed(s.plannerContext(st.Hints), q.Plan, out)
-	switch {
-	case err == nil:
-		return &planned{q: q, plan: d.Plan, dist: d}, nil
-	case !errors.Is(err, physical.ErrNotDistributable):
-		return nil, err
-	}
-	plan, err := physical.PlanCtx(s.statementContext(), q.Plan, out)
 	if err != nil {
 		return nil, err
 	}
-	return &planned{q: q, plan: plan}, nil
+	return &planned{q: q, plan: d.Plan, dist: d}, nil
 }
 
 // noPlaceholder refuses a query or INSERT that holds a placeholder outside
@@ -108,7 +98,7 @@ func noPlaceholder(n sqlparser.SQLNode) error {
 func (s *Session) start(ctx context.Context, plan *fragment.Plan) (op.Operator, error) {
 	now := time.Now()
 	// exec_mem_limit bounds what this query's stateful operators hold here.
-	env := &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: now, Ctx: ctx},
+	env := &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: now, Ctx: ctx, Warn: s.warnings()},
 		Tracker: op.NewMemTracker(s.vars.int("exec_mem_limit"))}
 	s.mu.Lock()
 	id := s.queryID
@@ -142,7 +132,8 @@ func (s *Session) query(ctx context.Context, st *parser.Vitess, params []types.D
 		return err
 	}
 	root.Close()
-	s.srv.profiles.add(s.info.User, st.Text, profileLines(p, root, rows, time.Since(start)))
+	s.collectWarnings(root)
+	s.keepProfile(profileLines(p, root, rows, time.Since(start)))
 	return w.WriteEnd()
 }
 
@@ -157,6 +148,9 @@ func outputColumns(outs []bind.Output) []wire.Column {
 
 // insert runs INSERT ... VALUES / SELECT as one load transaction.
 func (s *Session) insert(ctx context.Context, st *parser.Vitess, n *sqlparser.Insert, params []types.Datum, w wire.ResultWriter) error {
+	if st.Overwrite {
+		return s.insertOverwrite(ctx, st, n, params, w)
+	}
 	text := st.Text
 	if params == nil {
 		if err := noPlaceholder(n); err != nil {
@@ -168,6 +162,12 @@ func (s *Session) insert(ctx context.Context, st *parser.Vitess, n *sqlparser.In
 		return err
 	}
 	ins.Label = st.Label
+	return s.runInsert(ctx, text, ins, w)
+}
+
+// runInsert checks privileges and writes a bound INSERT's source rows as one
+// load transaction (INSERT and UPDATE both end here).
+func (s *Session) runInsert(ctx context.Context, text string, ins *bind.Insert, w wire.ResultWriter) error {
 	if !s.access().Table(ins.DB, ins.Table.Name, catalog.WantLoad) {
 		return s.tableDenied("LOAD", ins.DB, ins.Table.Name)
 	}
@@ -177,36 +177,17 @@ func (s *Session) insert(ctx context.Context, st *parser.Vitess, n *sqlparser.In
 	if err := s.txnReads(ins.Source); err != nil {
 		return err
 	}
-	cols := make([]types.Column, len(ins.Table.Columns))
-	for i, c := range ins.Table.Columns {
-		cols[i] = c.Column
-	}
-	plan, err := physical.PlanCtx(ctx, ins.Source, logical.TypedColumns(ins.Source.Columns()))
+	d, err := physical.PlanInsert(s.plannerContext(nil), ins.Source, physical.InsertTarget{DB: ins.DB, Table: ins.Table})
 	if err != nil {
 		return err
 	}
-	root, err := s.start(ctx, plan)
+	s.hook("rows", text)
+	start := time.Now()
+	sp, sr := s.sinkPlan(ctx, d.Plan)
+	res, info, err := s.loadPlan(ctx, ins.DB, ins.Table, ins.Label, sp)
 	if err != nil {
 		return err
 	}
-	defer s.countScans(root) // after the Close below
-	defer root.Close()
-	from := logical.TypedColumns(ins.Source.Columns())
-	row := 1
-	res, info, err := s.load(ctx, ins.DB, ins.Table, ins.Label, func(yield func(arrow.Record) error) error {
-		return op.Drain(ctx, root, func(rec arrow.Record) error {
-			s.hook("rows", text)
-			out, err := toStorage(rec, from, cols, row)
-			if err != nil {
-				return err
-			}
-			row += int(rec.NumRows())
-			defer out.Release()
-			return yield(out)
-		})
-	})
-	if err != nil {
-		return err
-	}
+	s.keepSinkProfile(text, res.Rows, time.Since(start), sr)
 	return w.WriteOK(wire.OK{AffectedRows: uint64(res.Rows), Info: info})
 }

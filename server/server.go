@@ -64,8 +64,11 @@ type Server struct {
 	start    time.Time
 	metrics  *metrics
 	profiles profiles
+	stmts    stmtStats // doris_fe_query_* (stmtstats.go)
 	// loadErrors keeps stream loads' rejected rows (streamload_errlog.go).
 	loadErrors loadErrorLogs
+	// streamRecs are the last stream loads, for SHOW STREAM LOAD.
+	streamRecs streamRecords
 
 	mu       sync.Mutex
 	sessions map[uint32]*Session

@@ -10,6 +10,7 @@ import (
 	"github.com/dorisgo/dorisgo/execution/coord"
 	"github.com/dorisgo/dorisgo/planner/bind"
 	"github.com/dorisgo/dorisgo/server/wire"
+	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
@@ -60,6 +61,7 @@ type Session struct {
 	stmtStart time.Time
 	sql       string
 	queryID   string             // the running statement's (coord.NewQueryID)
+	lastQuery string             // the previous statement's query id (last_query_id())
 	cancel    context.CancelFunc // the running statement's; KILL QUERY calls it
 	stmtCtx   context.Context    // the running statement's; binding and planning stop when it is done
 	killed    bool
@@ -69,9 +71,15 @@ type Session struct {
 	diag     []diagEntry
 	keepDiag bool
 	stmtRes  *stmtResult
+	// warn collects the running statement's warnings (casts that gave
+	// NULL, ignored hints); finish makes them the diagnostics.
+	warn *expr.Warnings
 	// txn is the open multi-statement transaction (txn.go); only the
 	// connection's goroutine touches it.
 	txn *sessionTxn
+	// sqlStmts are the SQL PREPARE statements by lower-case name
+	// (sqlprepare.go); only the connection's goroutine touches them.
+	sqlStmts map[string]*prepared
 }
 
 // InitDB implements wire.Session (COM_INIT_DB and USE). The account
@@ -203,25 +211,36 @@ func (s *Session) parsing(ctx context.Context, n int, parse func()) error {
 // run executes one statement, query queryID, under the session's timeout
 // and KILL QUERY; callers guard it.
 func (s *Session) run(ctx context.Context, queryID, text string, stmt parser.Statement, params []types.Datum, w wire.ResultWriter) error {
+	hints := hintsOf(stmt)
+	restore, err := s.applySetVars(hints) // hints.go
+	if err != nil {
+		return err
+	}
+	defer restore()
 	timeout := time.Duration(s.vars.int("query_timeout")) * time.Second
 	if timeout <= 0 {
 		timeout = 900 * time.Second
 	}
+	if hints != nil && hints.MaxExecutionMs > 0 {
+		timeout = time.Duration(hints.MaxExecutionMs) * time.Millisecond
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res := &stmtResult{}
+	res := &stmtResult{task: taskOf(stmt)}
 	w = &countingWriter{ResultWriter: w, res: res}
 	s.mu.Lock()
 	s.stmtRes = res
+	s.warn = &expr.Warnings{}
 	s.command, s.sql, s.queryID, s.stmtStart, s.cancel, s.killed = "Query", text, queryID, time.Now(), cancel, false
 	s.stmtCtx = ctx
 	s.mu.Unlock()
+	s.warnIgnoredHints(hints)
 	defer func() {
 		s.mu.Lock()
 		s.command, s.sql, s.queryID, s.cancel, s.stmtCtx = "Sleep", "", "", nil, nil
 		s.mu.Unlock()
 	}()
-	err := s.dispatch(ctx, stmt, params, w)
+	err = s.dispatch(ctx, stmt, params, w)
 	if err != nil && ctx.Err() != nil {
 		s.mu.Lock()
 		killed := s.killed
@@ -237,11 +256,23 @@ func (s *Session) run(ctx context.Context, queryID, text string, stmt parser.Sta
 	return err
 }
 
+// warnings is the running statement's warning collector (nil outside one).
+func (s *Session) warnings() *expr.Warnings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.warn
+}
+
+// StatementWarnings implements wire.WarningReporter.
+func (s *Session) StatementWarnings() uint16 {
+	return uint16(min(s.warnings().Count(), 65535))
+}
+
 // bindContext is what the binder sees of this session.
 func (s *Session) bindContext(params []types.Datum) *bind.Context {
 	return &bind.Context{Cat: s.srv.cat, DB: s.DB(), User: s.info.User, ConnID: s.info.ID,
 		Version: serverVersion, Vars: s.vars, Virtual: &infoSchema{srv: s.srv, sess: s}, Now: time.Now(), Params: params,
-		Ctx: s.statementContext()}
+		Ctx: s.statementContext(), Warn: s.warnings(), LastQueryID: s.lastQueryID()}
 }
 
 // statementContext is the running statement's context (nil outside one).

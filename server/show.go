@@ -134,7 +134,7 @@ func (s *Session) show(ctx context.Context, n *sqlparser.Show, w wire.ResultWrit
 		if err != nil {
 			return err
 		}
-		return s.showTableStatus(db, match, w)
+		return s.showTableStatus(ctx, db, match, w)
 	case "warnings", "errors":
 		return s.showDiagnostics(n.Type == "errors", w)
 	case "status":
@@ -322,7 +322,7 @@ func (s *Session) showProcessList(w wire.ResultWriter) error {
 	return writeTable(w, cols, rows)
 }
 
-func (s *Session) showTableStatus(db string, match func(string) bool, w wire.ResultWriter) error {
+func (s *Session) showTableStatus(ctx context.Context, db string, match func(string) bool, w wire.ResultWriter) error {
 	ts, err := s.srv.cat.Tables(db)
 	if err != nil {
 		return err
@@ -334,14 +334,20 @@ func (s *Session) showTableStatus(db string, match func(string) bool, w wire.Res
 		strCol("Checksum"), strCol("Create_options"), strCol("Comment")}
 	null := types.NullDatum(types.StringT)
 	var rows [][]types.Datum
+	var shown []*catalog.Table
 	for _, t := range ts {
-		if !match(t.Name) || !a.SeesTable(db, t.Name) {
-			continue
+		if match(t.Name) && a.SeesTable(db, t.Name) {
+			shown = append(shown, t)
 		}
+	}
+	stats := s.srv.coord.TableStats(ctx, shown...)
+	for _, t := range shown {
 		var rowsN, size int64
 		for _, p := range t.Partitions {
 			rowsN += p.RowCount
-			size += p.DataSize
+			for _, tb := range p.Tablets {
+				size += stats.TabletBytes(tb.ID)
+			}
 		}
 		avg := int64(0)
 		if rowsN > 0 {
@@ -396,22 +402,30 @@ func (s *Session) showBackends(w wire.ResultWriter) error {
 		return t.Format("2006-01-02 15:04:05")
 	}
 	var rows [][]types.Datum
+	pct := func(used, total int64) string {
+		if total <= 0 {
+			return "0.00 %"
+		}
+		return fmt.Sprintf("%.2f %%", 100*float64(used)/float64(total))
+	}
 	for _, b := range s.srv.cat.Backends() {
 		port := fmt.Sprint(b.Port)
+		used := pct(b.DiskTotal-b.DiskAvail, b.DiskTotal)
 		rows = append(rows, []types.Datum{str(fmt.Sprint(b.ID)), str(b.Host), str(port), str(port), str("-1"), str(port), str(port),
 			str(fmtTime(b.LastStartTime)), str(fmtTime(b.LastHeartbeat)), str(fmt.Sprint(b.Alive)), str(fmt.Sprint(b.Decommissioned)),
-			str(fmt.Sprint(tablets[b.ID])), str("0.000"), str("0.000"), str("1.000 TB"), str("1.000 TB"), str("0.00 %"), str("0.00 %"),
-			str("0.000"), str(`{"location" : "default"}`), str(b.ErrMsg), str("dorisgo"), str(`{"lastSuccessReportTabletsTime":"N/A"}`),
-			str("0"), str("mix")})
+			str(fmt.Sprint(tablets[b.ID])), str(showBytes(b.DataUsed)), str(showBytes(0)), str(showBytes(b.DiskAvail)),
+			str(showBytes(b.DiskTotal)), str(used), str(used), str(showBytes(0)), str(`{"location" : "default"}`), str(b.ErrMsg),
+			str("dorisgo"), str(`{"lastSuccessReportTabletsTime":"N/A"}`), str(fmt.Sprint(b.HeartbeatFailures)), str("mix")})
 	}
 	return writeTable(w, cols, rows)
 }
 
-func (s *Session) showTablets(st *parser.ShowTablets, w wire.ResultWriter) error {
+func (s *Session) showTablets(ctx context.Context, st *parser.ShowTablets, w wire.ResultWriter) error {
 	_, t, err := s.table(st.DB, st.Table)
 	if err != nil {
 		return err
 	}
+	stats := s.srv.coord.TableStats(ctx, t)
 	names := []string{"TabletId", "ReplicaId", "BackendId", "SchemaHash", "Version", "LstSuccessVersion", "LstFailedVersion",
 		"LstFailedTime", "LocalDataSize", "RemoteDataSize", "RowCount", "State", "LstConsistencyCheckTime", "CheckVersion",
 		"VersionCount", "QueryHits", "PathHash", "MetaUrl", "CompactionStatus", "CooldownReplicaId", "CooldownMetaId"}
@@ -424,20 +438,26 @@ func (s *Session) showTablets(st *parser.ShowTablets, w wire.ResultWriter) error
 		for _, tb := range p.Tablets {
 			for _, r := range tb.Replicas {
 				v := fmt.Sprint(p.VisibleVersion)
+				// What the replica's backend reports; -1 when it did not answer.
+				size, rowsN, versions := "-1", "-1", "-1"
+				if st, ok := stats[tb.ID][r.BackendID]; ok {
+					size, rowsN, versions = fmt.Sprint(st.Bytes), fmt.Sprint(st.Rows), fmt.Sprint(st.Rowsets)
+				}
 				rows = append(rows, []types.Datum{str(fmt.Sprint(tb.ID)), str(fmt.Sprint(r.ID)), str(fmt.Sprint(r.BackendID)),
-					str("0"), str(v), str(v), str("-1"), str("NULL"), str("0"), str("0"), str(fmt.Sprint(tb.RowCount)), str("NORMAL"),
-					str("NULL"), str("-1"), str(v), str("0"), str("0"), str("url"), str("url"), str("-1"), str("")})
+					str("0"), str(v), str(v), str("-1"), str("NULL"), str(size), str("0"), str(rowsN), str("NORMAL"),
+					str("NULL"), str("-1"), str(versions), str("0"), str("0"), str("url"), str("url"), str("-1"), str("")})
 			}
 		}
 	}
 	return writeTable(w, cols, rows)
 }
 
-func (s *Session) showPartitions(st *parser.ShowPartitions, w wire.ResultWriter) error {
+func (s *Session) showPartitions(ctx context.Context, st *parser.ShowPartitions, w wire.ResultWriter) error {
 	_, t, err := s.table(st.DB, st.Table)
 	if err != nil {
 		return err
 	}
+	stats := s.srv.coord.TableStats(ctx, t)
 	names := []string{"PartitionId", "PartitionName", "VisibleVersion", "VisibleVersionTime", "State", "PartitionKey",
 		"Range", "DistributionKey", "Buckets", "ReplicationNum", "StorageMedium", "CooldownTime", "RemoteStoragePolicy",
 		"LastConsistencyCheckTime", "DataSize", "IsInMemory", "ReplicaAllocation", "IsMutable", "SyncWithBaseTables", "UnsyncTables"}
@@ -459,10 +479,14 @@ func (s *Session) showPartitions(st *parser.ShowPartitions, w wire.ResultWriter)
 	}
 	var rows [][]types.Datum
 	for _, p := range t.Partitions {
+		var size int64 // one copy of the data: each tablet's fullest replica
+		for _, tb := range p.Tablets {
+			size += stats.TabletBytes(tb.ID)
+		}
 		rows = append(rows, []types.Datum{str(fmt.Sprint(p.ID)), str(p.Name), str(fmt.Sprint(p.VisibleVersion)), str("NULL"),
 			str("NORMAL"), str(partKey), str(partitionRange(t, p)), str(distKey), str(fmt.Sprint(t.Dist.Buckets)),
 			str(fmt.Sprint(t.ReplicationNum)), str("HDD"), str("9999-12-31 23:59:59"), str(""), str("NULL"),
-			str(fmt.Sprintf("%d.000 B", p.DataSize)), str("false"), str(fmt.Sprintf("tag.location.default: %d", t.ReplicationNum)),
+			str(showBytes(size)), str("false"), str(fmt.Sprintf("tag.location.default: %d", t.ReplicationNum)),
 			str("true"), str("true"), str("")})
 	}
 	return writeTable(w, cols, rows)

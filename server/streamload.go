@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/execution/coord"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
@@ -92,6 +93,7 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	db, table := r.PathValue("db"), r.PathValue("table")
+	defer s.recordStreamLoad(r, db, table, a.User, start, resp)
 	// LOAD_PRIV is checked before the table is looked up, so a caller
 	// without it learns nothing of what exists.
 	if !a.Table(db, table, catalog.WantLoad) {
@@ -136,6 +138,11 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel = context.WithTimeout(ctx, parser.timeout)
 		defer cancel()
 		body.deadline, _ = ctx.Deadline()
+	}
+	ctx = coord.WithLoadInfo(ctx, catalog.TxnInfo{Source: "BACKEND_STREAMING", Timeout: parser.timeout, User: a.User})
+	if parser.twoPhase {
+		ctx = coord.WithTwoPhase(ctx)
+		resp.TwoPhaseCommit = "true"
 	}
 	res, err := s.coord.Load(ctx, db, t, resp.Label, func(yield func(arrow.Record) error) error {
 		err := pipeline(ctx, func(emit func(loadWork) error) error {

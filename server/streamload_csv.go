@@ -111,10 +111,12 @@ func newColParser(c types.Column, rows int) colParser {
 		})
 	case types.DateTime:
 		return newFixed[arrow.Timestamp](c, rows, func(b []byte) (arrow.Timestamp, bool) {
-			us, ok := types.ParseDateTime(bytesStr(b))
+			us, ok := types.ParseDateTimeScale(bytesStr(b), c.Type.Scale)
 			return arrow.Timestamp(us), ok
 		})
-	case types.Char, types.Varchar, types.String:
+	case types.Char, types.Varchar, types.String, types.Bitmap, types.HLL:
+		// BITMAP / HLL columns are filled by a mapping (users =
+		// to_bitmap(u)); their file field is only a placeholder.
 		sc := &stringCol{col: c, offsets: make([]int32, 1, rows+1)}
 		if c.Type.Length > 0 && c.Type.Kind != types.String {
 			sc.maxLen = c.Type.Length

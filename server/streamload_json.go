@@ -154,6 +154,9 @@ func jsonLine(rec arrow.Record, r int) string {
 }
 
 func (p *loadParser) parseJSON(ctx context.Context, r io.Reader, emit func(loadWork) error) error {
+	if p.jsonRoot != "" || p.jsonPaths != nil {
+		return p.parseJSONPaths(ctx, r, emit)
+	}
 	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<20))
 	dec.UseNumber()
 	row := 1
@@ -185,18 +188,10 @@ func (p *loadParser) parseJSON(ctx context.Context, r io.Reader, emit func(loadW
 			}
 			b.set[ci] = true
 		}
-		b.endRow()
 		row++
-		if b.rows == loadBatchRows {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := p.flush(b, emit); err != nil {
-				return err
-			}
-			b = p.newJSONBatch(row)
-		}
-		return nil
+		var err error
+		b, err = p.nextRow(ctx, b, row, emit)
+		return err
 	}
 	if p.stripOuter {
 		tok, err := dec.Token()
@@ -231,6 +226,22 @@ func (p *loadParser) parseJSON(ctx context.Context, r io.Reader, emit func(loadW
 		}
 	}
 	return p.flush(b, emit)
+}
+
+// nextRow ends b's row; a full batch goes to the pipeline and the next
+// one, starting at row, takes its place.
+func (p *loadParser) nextRow(ctx context.Context, b *jsonBatch, row int, emit func(loadWork) error) (*jsonBatch, error) {
+	b.endRow()
+	if b.rows < loadBatchRows {
+		return b, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := p.flush(b, emit); err != nil {
+		return nil, err
+	}
+	return p.newJSONBatch(row), nil
 }
 
 // jsonRowErr says why row of a JSON load could not be read, in terms of

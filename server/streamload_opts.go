@@ -31,8 +31,7 @@ import (
 // its default, which asks for nothing. Any other value fails the load
 // naming the header, rather than loading as if it had not been sent.
 var unsupportedLoadHeaders = map[string]string{
-	"jsonpaths": "", "json_root": "", "fuzzy_parse": "false", "num_as_string": "false",
-	"two_phase_commit": "false", "txn_id": "", "txn_operation": "",
+	"txn_id": "", "txn_operation": "",
 	"merge_type": "append", "delete": "", "partial_columns": "false", "unique_key_update_mode": "upsert",
 	"function_column.sequence_col": "", "sequence_col": "", "hidden_columns": "",
 	"partitions": "", "temporary_partitions": "", "timezone": "", "time_zone": "",
@@ -46,6 +45,7 @@ var loadHeaders = map[string]bool{
 	"label": true, "format": true, "column_separator": true, "line_delimiter": true, "columns": true,
 	"where": true, "max_filter_ratio": true, "strict_mode": true, "strip_outer_array": true,
 	"read_json_by_line": true, "timeout": true, "comment": true, "skip_lines": true, "compress_type": true,
+	"jsonpaths": true, "json_root": true, "fuzzy_parse": true, "num_as_string": true, "two_phase_commit": true,
 	// Only how many senders feed the tablets (Doris); nothing to change here.
 	"send_batch_parallelism": true,
 }
@@ -71,11 +71,16 @@ type loadParser struct {
 	lineSep    byte
 	skipLines  int
 	stripOuter bool
-	compress   string // "" or gz, bz2, lz4, deflate
-	strict     bool
-	maxRatio   float64
-	timeout    time.Duration // 0: none
-	comment    string
+	twoPhase   bool // two_phase_commit: stop at PRECOMMITTED
+	// jsonRoot and jsonPaths are gjson paths from json_root and jsonpaths
+	// ("" and nil when not sent); jsonRootText is json_root as written.
+	jsonRoot, jsonRootText string
+	jsonPaths              []string
+	compress               string // "" or gz, bz2, lz4, deflate
+	strict                 bool
+	maxRatio               float64
+	timeout                time.Duration // 0: none
+	comment                string
 
 	plan *bind.Load
 	// file[i] is the source column the i-th field of a row fills (-1:
@@ -144,6 +149,12 @@ func newLoadParser(h http.Header, t *catalog.Table) (*loadParser, error) {
 	if _, err = boolHeader(h, "read_json_by_line"); err != nil {
 		return nil, err
 	}
+	if err := p.readJSONPathHeaders(h); err != nil {
+		return nil, err
+	}
+	if p.twoPhase, err = boolHeader(h, "two_phase_commit"); err != nil {
+		return nil, err
+	}
 	if p.strict, err = boolHeader(h, "strict_mode"); err != nil {
 		return nil, err
 	}
@@ -198,6 +209,9 @@ func newLoadParser(h http.Header, t *catalog.Table) (*loadParser, error) {
 	p.comment = h.Get("comment")
 	if err := p.planColumns(h, t); err != nil {
 		return nil, err
+	}
+	if len(p.jsonPaths) > len(p.plan.File) {
+		return nil, sqlerr.Doris.New(fmt.Sprintf("jsonpaths has %d paths but the load has %d columns (the columns header, or the table's)", len(p.jsonPaths), len(p.plan.File)))
 	}
 	return p, nil
 }

@@ -113,7 +113,7 @@ func txnKind(stmt parser.Statement) stmtTxnKind {
 			return txnDDL
 		}
 		return txnRead
-	case *parser.CreateTable, *parser.CreateView, *parser.AlterTableSet, *parser.CreateUser, *parser.DropUser,
+	case *parser.CreateTable, *parser.CreateTableAs, *parser.CreateView, *parser.AlterTableSet, *parser.AlterTable, *parser.CreateUser, *parser.DropUser,
 		*parser.GrantPrivs, *parser.GrantRoles, *parser.CreateRole, *parser.DropRole, *parser.SetPassword:
 		return txnDDL
 	}
@@ -240,11 +240,27 @@ func (s *Session) autocommitSet(ctx context.Context, val string) error {
 // statement (status PREPARE until COMMIT), else as a load transaction of
 // its own. It returns the OK packet's info.
 func (s *Session) load(ctx context.Context, db string, t *catalog.Table, label string, src coord.Source) (*coord.LoadResult, string, error) {
+	return s.loadVia(db, label,
+		func() (*coord.LoadResult, error) { return s.srv.coord.Load(ctx, db, t, label, src) },
+		func(x *coord.ExplicitTxn) (*coord.LoadResult, error) { return x.Load(ctx, t, src) })
+}
+
+// loadPlan writes an INSERT … SELECT through its plan's table sink, as
+// load does (a transaction's next statement, or a load of its own).
+func (s *Session) loadPlan(ctx context.Context, db string, t *catalog.Table, label string, sp *coord.SinkPlan) (*coord.LoadResult, string, error) {
+	return s.loadVia(db, label,
+		func() (*coord.LoadResult, error) { return s.srv.coord.LoadPlan(ctx, db, t, label, sp) },
+		func(x *coord.ExplicitTxn) (*coord.LoadResult, error) { return x.LoadPlan(ctx, t, sp) })
+}
+
+// loadVia runs a load alone (own) or as the open transaction's next
+// statement (sub).
+func (s *Session) loadVia(db, label string, own func() (*coord.LoadResult, error), sub func(*coord.ExplicitTxn) (*coord.LoadResult, error)) (*coord.LoadResult, string, error) {
 	if s.txn == nil && s.vars.get("autocommit") == "0" && label != "" {
 		return nil, "", sqlerr.Doris.New("an INSERT with a label cannot start a transaction: with autocommit off, name the transaction with BEGIN WITH LABEL")
 	}
 	if s.txn == nil && s.vars.get("autocommit") != "0" {
-		res, err := s.srv.coord.Load(ctx, db, t, label, src)
+		res, err := own()
 		if err != nil {
 			return nil, "", err
 		}
@@ -257,7 +273,7 @@ func (s *Session) load(ctx context.Context, db string, t *catalog.Table, label s
 	if err != nil {
 		return nil, "", err
 	}
-	res, err := x.Load(ctx, t, src)
+	res, err := sub(x)
 	if err != nil {
 		return nil, "", err
 	}

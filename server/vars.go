@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/dorisgo/dorisgo/sql/eval"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
@@ -97,7 +98,13 @@ var sysVars = map[string]sysVar{
 	"group_concat_max_len":     {kind: vInt, def: "1024"},
 	"warning_count":            {kind: vInt, def: "0", readOnly: true}, // the last statement's (SHOW WARNINGS)
 	"error_count":              {kind: vInt, def: "0", readOnly: true},
+	"max_error_count":          {kind: vInt, def: "64"},   // SHOW WARNINGS rows kept (at most expr.MaxWarnings)
 	"qe_slow_log_ms":           {kind: vInt, def: "5000"}, // Doris's: a statement running longer is logged
+	// Query profiles (profiles.go): kept in memory, the global value
+	// counts; written to disk when the statement took this long (-1 never).
+	"max_query_profile_num":     {kind: vInt, def: "100"},
+	"max_spilled_profile_num":   {kind: vInt, def: "500"},
+	"auto_profile_threshold_ms": {kind: vInt, def: "500"},
 }
 
 // serverVersion is what the handshake and @@version report (Doris says 5.7.99).
@@ -174,6 +181,14 @@ func normalizeVar(name, val string) (string, error) {
 			return "", sqlerr.WrongTypeForVar.New(name)
 		}
 	case vString:
+		if name == "sql_mode" {
+			return normalizeSQLMode(val)
+		}
+		if name == "time_zone" {
+			if _, err := eval.LoadZone(val); err != nil {
+				return "", err
+			}
+		}
 		if sv.enum != nil {
 			for _, e := range sv.enum {
 				if strings.EqualFold(e, val) {

@@ -35,10 +35,12 @@ const (
 	AggMin
 	AggReplace
 	AggReplaceIfNotNull
+	AggBitmapUnion // BITMAP columns: the union of the rows' bitmaps
+	AggHLLUnion    // HLL columns: the union of the rows' sketches
 )
 
 func (a AggType) String() string {
-	return [...]string{"", "SUM", "MAX", "MIN", "REPLACE", "REPLACE_IF_NOT_NULL"}[a]
+	return [...]string{"", "SUM", "MAX", "MIN", "REPLACE", "REPLACE_IF_NOT_NULL", "BITMAP_UNION", "HLL_UNION"}[a]
 }
 
 // TabletSchema is what a backend needs to know to store and merge a tablet's
@@ -48,6 +50,17 @@ type TabletSchema struct {
 	Keys    KeysType       `json:"keys"`
 	NumKeys int            `json:"num_keys"`
 	Agg     []AggType      `json:"agg,omitempty"` // per column; nil for DUPLICATE/UNIQUE
+	// ColumnIDs are the columns' unique ids (Doris's col_unique_id), by
+	// which rowsets name what they store (schema.go); nil: id = position.
+	ColumnIDs []int32 `json:"col_ids,omitempty"`
+	// Defaults are, per column, what rows written before the column was
+	// added read as; nil (or a nil entry): NULL.
+	Defaults []*types.Datum `json:"defaults,omitempty"`
+	// Version orders a table's schemas: AlterTablet takes only a newer one.
+	Version int64 `json:"version,omitempty"`
+	// Dropped lists columns dropped from the schema that older segments
+	// still hold (kept so their zone maps decode).
+	Dropped []DroppedColumn `json:"dropped,omitempty"`
 }
 
 // ColumnRange is a predicate on one column usable for zone-map (per-segment
@@ -67,6 +80,9 @@ type ScanRequest struct {
 	Version Version       `json:"version"`
 	Columns []int         `json:"columns"` // schema column indexes to return, in this order
 	Ranges  []ColumnRange `json:"ranges,omitempty"`
+	// SchemaVersion, when set, is the schema version the columns were
+	// planned against; a tablet at another version refuses the scan.
+	SchemaVersion int64 `json:"schema_version,omitempty"`
 	// BatchRows caps the rows per returned record (0 = default 4096).
 	BatchRows int `json:"batch_rows,omitempty"`
 }

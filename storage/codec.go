@@ -359,7 +359,7 @@ func (z *zoneAcc) zone() zone {
 		out.Min.F, out.Max.F = z.fmin, z.fmax
 	case types.Decimal, types.LargeInt:
 		out.Min.Dec, out.Max.Dec = z.dmin, z.dmax
-	case types.Char, types.Varchar, types.String:
+	case types.Char, types.Varchar, types.String, types.JSON:
 		// Clone: the bounds outlive the Arrow buffers they point into.
 		out.Min.S, out.Max.S = strings.Clone(z.smin), strings.Clone(z.smax)
 	default:

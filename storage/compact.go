@@ -42,9 +42,10 @@ func (s *Store) compact(id TabletID, upTo Version, cumulative bool) error {
 	defer t.compactMu.Unlock()
 	s.mu.Lock()
 	t.published = 0
+	sc := t.schema // the output is written in the current schema
 	s.mu.Unlock()
 
-	it := &scanIter{ctx: context.Background(), s: s, tab: id, schema: t.schema, batch: segmentRows, noCache: true}
+	it := &scanIter{ctx: context.Background(), s: s, tab: id, schema: sc, batch: segmentRows, noCache: true}
 	it.snap = s.db.NewSnapshot()
 	defer it.Close()
 	all, err := readRowsets(it.snap, id)
@@ -71,7 +72,7 @@ func (s *Store) compact(id TabletID, upTo Version, cumulative bool) error {
 	}
 	// Deletes among the inputs are applied to the older inputs (delete.go);
 	// the output carries them on unless nothing older than it remains.
-	dels, err := s.liveDeletes(t, in)
+	dels, err := s.liveDeletes(t, sc, in)
 	if err != nil {
 		return err
 	}
@@ -85,7 +86,7 @@ func (s *Store) compact(id TabletID, upTo Version, cumulative bool) error {
 		return err
 	}
 	outID := rowsetID(s.nextRowset.Add(1))
-	w := newRowsetWriter(s, t, outID, compactKey(id, outID))
+	w := newRowsetWriter(s, t, sc, outID, compactKey(id, outID))
 	defer w.release()
 	if err := s.writeCompacted(it, w); err != nil {
 		s.discardCompaction(id, outID)
@@ -202,7 +203,7 @@ func (s *Store) installCompaction(t *tablet, in []rowsetMeta, w *rowsetWriter, c
 		s.discardCompaction(t.id, w.id)
 		return nil
 	}
-	m := rowsetMeta{ID: w.id, Start: start, End: end, Segs: w.segs, Rows: w.rows, Bytes: w.bytes, Deletes: carried}
+	m := rowsetMeta{ID: w.id, Start: start, End: end, Segs: w.segs, Rows: w.rows, Bytes: w.bytes, Deletes: carried, Cols: w.cols}
 	b := s.db.NewBatch()
 	defer b.Close()
 	_ = b.Delete(w.marker, nil)

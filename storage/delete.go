@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -57,6 +58,52 @@ type DeleteCond struct {
 	// Ranges hold for every row the condition is TRUE for, so a segment
 	// whose zone maps exclude any of them has no row to delete.
 	Ranges []ColumnRange `json:"ranges,omitempty"`
+	// Names map the (lower-cased) column names the condition was written
+	// against to their unique ids, set by WriteDelete, so that renamed,
+	// dropped and re-added columns still resolve to the same data.
+	Names map[string]int32 `json:"names,omitempty"`
+	// RangeCols are the unique ids of the Ranges' columns (WriteDelete).
+	RangeCols []int32 `json:"range_cols,omitempty"`
+}
+
+// condRanges are dc's ranges over the columns of sc; a range on a column
+// since dropped prunes nothing and is left out.
+func condRanges(sc *TabletSchema, dc DeleteCond) []ColumnRange {
+	if dc.RangeCols == nil || len(dc.RangeCols) != len(dc.Ranges) {
+		return dc.Ranges
+	}
+	var out []ColumnRange
+	for i, r := range dc.Ranges {
+		if p := sc.indexOfID(dc.RangeCols[i]); p >= 0 {
+			r.Column = p
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// condColumns are the schema's columns named as the condition knows them:
+// a column renamed since gets its old name, one added since a name no
+// condition can spell.
+func condColumns(sc *TabletSchema, dc DeleteCond) []types.Column {
+	if dc.Names == nil {
+		return sc.Columns
+	}
+	byID := make(map[int32]string, len(dc.Names))
+	for n, id := range dc.Names {
+		byID[id] = n
+	}
+	out := make([]types.Column, sc.readWidth())
+	for p := range out {
+		c, id := sc.readColumn(p)
+		if n, ok := byID[id]; ok {
+			c.Name = n
+		} else {
+			c.Name = "\x00other:" + c.Name
+		}
+		out[p] = c
+	}
+	return out
 }
 
 // Predicate is a compiled delete condition.
@@ -111,8 +158,9 @@ type liveDelete struct {
 const maxCachedPredicates = 4096
 
 type predKey struct {
-	tab  TabletID
-	cond string
+	tab     TabletID
+	version int64 // of the schema it was compiled against
+	cond    string
 }
 
 // compiledCond is a decoded and compiled DeleteCond.
@@ -123,9 +171,9 @@ type compiledCond struct {
 
 // compile returns tablet t's condition encoded as raw (DeleteCond JSON),
 // decoded and compiled, cached.
-func (s *Store) compile(t *tablet, raw []byte) (compiledCond, error) {
+func (s *Store) compile(t *tablet, sc *TabletSchema, raw []byte) (compiledCond, error) {
 	s.predMu.Lock()
-	c, ok := s.preds[predKey{t.id, string(raw)}]
+	c, ok := s.preds[predKey{t.id, sc.Version, string(raw)}]
 	s.predMu.Unlock()
 	if ok {
 		return c, nil
@@ -137,32 +185,32 @@ func (s *Store) compile(t *tablet, raw []byte) (compiledCond, error) {
 	if err := json.Unmarshal(raw, &dc); err != nil {
 		return c, fmt.Errorf("storage: tablet %d: delete condition: %w", t.id, err)
 	}
-	p, err := s.compiler(dc.Cond, t.schema.Columns)
+	p, err := s.compiler(dc.Cond, condColumns(sc, dc))
 	if err != nil {
 		return c, fmt.Errorf("storage: tablet %d: delete condition: %w", t.id, err)
 	}
 	for _, col := range p.Columns() {
-		if col < 0 || col >= len(t.schema.Columns) {
-			return c, sqlerr.Assertf("storage: delete condition reads column %d of %d", col, len(t.schema.Columns))
+		if col < 0 || col >= sc.readWidth() {
+			return c, sqlerr.Assertf("storage: delete condition reads column %d of %d", col, sc.readWidth())
 		}
 	}
-	c = compiledCond{pred: p, ranges: dc.Ranges}
+	c = compiledCond{pred: p, ranges: condRanges(sc, dc)}
 	s.predMu.Lock()
 	if len(s.preds) >= maxCachedPredicates {
 		clear(s.preds)
 	}
-	s.preds[predKey{t.id, string(raw)}] = c
+	s.preds[predKey{t.id, sc.Version, string(raw)}] = c
 	s.predMu.Unlock()
 	return c, nil
 }
 
 // liveDeletes compiles the delete conditions the rowsets carry, in
 // version order.
-func (s *Store) liveDeletes(t *tablet, rowsets []rowsetMeta) ([]liveDelete, error) {
+func (s *Store) liveDeletes(t *tablet, sc *TabletSchema, rowsets []rowsetMeta) ([]liveDelete, error) {
 	var out []liveDelete
 	for _, m := range rowsets {
 		for _, d := range m.Deletes {
-			c, err := s.compile(t, d.Cond)
+			c, err := s.compile(t, sc, d.Cond)
 			if err != nil {
 				return nil, err
 			}
@@ -205,11 +253,25 @@ func (s *Store) WriteDelete(txn TxnID, tab TabletID, c DeleteCond) error {
 	if !json.Valid(c.Cond) {
 		return sqlerr.Assertf("storage: delete condition of tablet %d is not JSON", tab)
 	}
+	s.mu.Lock()
+	sc := t.schema
+	s.mu.Unlock()
+	c.Names = make(map[string]int32, len(sc.Columns))
+	for i, col := range sc.Columns {
+		c.Names[strings.ToLower(col.Name)] = sc.ColumnID(i)
+	}
+	c.RangeCols = nil
+	for _, r := range c.Ranges {
+		if r.Column < 0 || r.Column >= len(sc.Columns) {
+			return sqlerr.Assertf("storage: delete range on column %d of %d", r.Column, len(sc.Columns))
+		}
+		c.RangeCols = append(c.RangeCols, sc.ColumnID(r.Column))
+	}
 	raw, err := json.Marshal(c)
 	if err != nil {
 		return err
 	}
-	if _, err := s.compile(t, raw); err != nil {
+	if _, err := s.compile(t, sc, raw); err != nil {
 		return err
 	}
 	s.mu.Lock()

@@ -21,7 +21,8 @@
 //
 //	'S' tablet                    → TabletSchema (JSON)
 //	'R' tablet endVersion rowset  → rowset meta: start version, txn, segments, rows, bytes,
-//	                                delete conditions (delete.go)
+//	                                delete conditions (delete.go), the unique ids of the
+//	                                columns its segments store (schema.go)
 //	'D' tablet rowset seg:4 0     → segment meta: rows; per column NULL count, min, max
 //	'D' tablet rowset seg:4 1+c   → column c of the segment (encoding below)
 //	'P' txn tablet                → pending rowset: rowset id, segments, rows, bytes, prepared,
@@ -66,6 +67,11 @@
 // DELETE ... WHERE is Doris's delete predicate (delete.go): a rowset without
 // segments carrying the condition, published like a load; scans drop the
 // rows of older rowsets it is TRUE for, and compaction folds it away.
+//
+// Light schema change (schema.go): columns have unique ids and rowsets
+// record the ids they store, so AlterTablet's ADD/DROP/RENAME apply to
+// existing data at once; scans map each rowset onto the current schema by
+// id (a column a rowset predates reads its default).
 //
 // Compaction merges the rowsets visible at a version into one rowset
 // covering [min start, max end]. Its inputs stay as stale rowsets for a grace

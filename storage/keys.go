@@ -136,6 +136,30 @@ type rowsetMeta struct {
 	// below their version (delete.go): a delete rowset's own, or those a
 	// compaction output carries for the rowsets older than it.
 	Deletes []rowsetDelete
+	// Cols are the unique ids of the columns its segments store, in stored
+	// order; nil for rowsets written before column ids (schema.go).
+	Cols []int32
+}
+
+func appendCols(b []byte, cols []int32) []byte {
+	b = binary.AppendUvarint(b, uint64(len(cols)))
+	for _, c := range cols {
+		b = binary.AppendVarint(b, int64(c))
+	}
+	return b
+}
+
+func (r *reader) cols() []int32 {
+	n := r.uvarint()
+	if r.err != nil || n > uint64(len(r.b)) {
+		r.fail()
+		return nil
+	}
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = int32(r.varint())
+	}
+	return out
 }
 
 func (m rowsetMeta) encode() []byte {
@@ -145,7 +169,7 @@ func (m rowsetMeta) encode() []byte {
 	b = binary.AppendUvarint(b, uint64(m.Segs))
 	b = binary.AppendVarint(b, m.Rows)
 	b = binary.AppendVarint(b, m.Bytes)
-	if len(m.Deletes) == 0 {
+	if len(m.Deletes) == 0 && m.Cols == nil {
 		return b // the format before delete predicates
 	}
 	b = binary.AppendUvarint(b, uint64(len(m.Deletes)))
@@ -153,7 +177,10 @@ func (m rowsetMeta) encode() []byte {
 		b = binary.AppendVarint(b, int64(d.Version))
 		b = appendBytes(b, d.Cond)
 	}
-	return b
+	if m.Cols == nil {
+		return b // the format before column ids
+	}
+	return appendCols(b, m.Cols)
 }
 
 func decodeRowsetMeta(key, val []byte) (rowsetMeta, error) {
@@ -176,6 +203,9 @@ func decodeRowsetMeta(key, val []byte) (rowsetMeta, error) {
 			m.Deletes = append(m.Deletes, d)
 		}
 	}
+	if len(r.b) > 0 && r.err == nil {
+		m.Cols = r.cols()
+	}
 	return m, r.err
 }
 
@@ -191,7 +221,14 @@ type pendingMeta struct {
 	// Delete is the condition (DeleteCond JSON) of a delete transaction's
 	// rowset, which has no rows; nil for a load.
 	Delete []byte
+	// Cols are the ids of the columns the rowset stores (nil: written
+	// before column ids).
+	Cols []int32
 }
+
+// pendingWithCols marks the prepared byte of a pendingMeta in the format
+// with column ids (then a delete flag, the delete, and the ids follow).
+const pendingWithCols = 2
 
 func (m pendingMeta) encode() []byte {
 	b := make([]byte, 0, 32)
@@ -199,21 +236,39 @@ func (m pendingMeta) encode() []byte {
 	b = binary.AppendUvarint(b, uint64(m.Segs))
 	b = binary.AppendVarint(b, m.Rows)
 	b = binary.AppendVarint(b, m.Bytes)
+	var flag byte
 	if m.Prepared {
+		flag = 1
+	}
+	if m.Cols == nil {
+		b = append(b, flag)
+		if m.Delete != nil {
+			b = appendBytes(b, m.Delete)
+		}
+		return b
+	}
+	b = append(b, flag|pendingWithCols)
+	if m.Delete != nil {
 		b = append(b, 1)
+		b = appendBytes(b, m.Delete)
 	} else {
 		b = append(b, 0)
 	}
-	if m.Delete != nil {
-		b = appendBytes(b, m.Delete)
-	}
-	return b
+	return appendCols(b, m.Cols)
 }
 
 func decodePendingMeta(val []byte) (pendingMeta, error) {
 	r := reader{b: val}
 	m := pendingMeta{ID: rowsetID(r.varint()), Segs: int(r.uvarint()), Rows: r.varint(), Bytes: r.varint()}
-	m.Prepared = r.byte1() == 1
+	flag := r.byte1()
+	m.Prepared = flag&1 == 1
+	if flag&pendingWithCols != 0 {
+		if r.byte1() == 1 {
+			m.Delete = r.bytes()
+		}
+		m.Cols = r.cols()
+		return m, r.err
+	}
 	if len(r.b) > 0 && r.err == nil {
 		m.Delete = r.bytes()
 	}

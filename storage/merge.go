@@ -75,6 +75,8 @@ func mergeRows(sc *TabletSchema, load []int, cols []arrow.Array) ([]arrow.Array,
 		case AggMin:
 			f := colCompare(a)
 			out[i] = take(a, pickPerGroup(a, perm, ends, func(x, y int32) bool { return f(x, y) < 0 }))
+		case AggBitmapUnion, AggHLLUnion:
+			out[i] = unionGroups(a, perm, ends, agg)
 		case AggSum:
 			s, err := sumGroups(a, perm, ends)
 			if err != nil {

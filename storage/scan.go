@@ -114,6 +114,9 @@ type segRef struct {
 	seg  int
 	rows int
 	dels []liveDelete // the delete conditions to apply (delete.go)
+	// lay maps schema column p to the segment's stored column (-1: the
+	// segment predates it and reads its default).
+	lay []int
 }
 
 // Scan reads a tablet at req.Version. Ranges only prune whole segments (and
@@ -122,11 +125,14 @@ type segRef struct {
 // stream segment by segment; UNIQUE/AGGREGATE tablets are merged in memory
 // and come out in key order.
 func (s *Store) Scan(ctx context.Context, req ScanRequest) (RecordIterator, error) {
-	t, err := s.tablet(req.Tablet)
+	sc, err := s.Schema(req.Tablet)
 	if err != nil {
 		return nil, err
 	}
-	sc := t.schema
+	if req.SchemaVersion != 0 && req.SchemaVersion != sc.Version {
+		return nil, sqlerr.Doris.New(fmt.Sprintf("[E-230] tablet %d is at schema version %d, the query was planned against version %d (ALTER TABLE meanwhile); retry the query",
+			req.Tablet, sc.Version, req.SchemaVersion))
+	}
 	out := make([]types.Column, len(req.Columns))
 	for i, c := range req.Columns {
 		if c < 0 || c >= len(sc.Columns) {
@@ -194,7 +200,7 @@ func (it *scanIter) plan(v Version, ranges []ColumnRange) error {
 	if err != nil {
 		return err
 	}
-	dels, err := it.s.liveDeletes(t, vis)
+	dels, err := it.s.liveDeletes(t, it.schema, vis)
 	if err != nil {
 		return err
 	}
@@ -211,7 +217,7 @@ func (it *scanIter) planRowsets(rowsets []rowsetMeta, ranges []ColumnRange, dels
 			if err != nil {
 				return fmt.Errorf("storage: segment %d/%d/%d meta: %w", it.tab, rs.ID, seg, err)
 			}
-			m, err := decodeSegMeta(val, it.schema.Columns)
+			m, lay, err := decodeStoredSegMeta(val, it.schema, rs)
 			_ = closer.Close()
 			if err != nil {
 				return err
@@ -220,7 +226,7 @@ func (it *scanIter) planRowsets(rowsets []rowsetMeta, ranges []ColumnRange, dels
 				it.s.segmentsPruned.Add(1)
 				continue
 			}
-			it.segs = append(it.segs, segRef{rs: rs.ID, seg: seg, rows: m.Rows, dels: segmentDeletes(ds, m)})
+			it.segs = append(it.segs, segRef{rs: rs.ID, seg: seg, rows: m.Rows, dels: segmentDeletes(ds, m), lay: lay})
 		}
 	}
 	return nil
@@ -292,7 +298,13 @@ func (it *scanIter) readColumns(seg segRef, cols []int) ([]arrow.Array, error) {
 			arrs[i] = arrs[j]
 			continue
 		}
-		ck := colKey{store: it.s.id, tab: it.tab, rs: seg.rs, seg: int32(seg.seg), col: int32(c)}
+		st := seg.lay[c]
+		if st < 0 {
+			rc, _ := it.schema.readColumn(c)
+			arrs[i] = constColumn(rc.Type, it.schema.defaultOf(c), seg.rows)
+			continue
+		}
+		ck := colKey{store: it.s.id, tab: it.tab, rs: seg.rs, seg: int32(seg.seg), col: int32(st)}
 		cc := columnCache()
 		if it.noCache {
 			cc = nil
@@ -306,7 +318,7 @@ func (it *scanIter) readColumns(seg segRef, cols []int) ([]arrow.Array, error) {
 			}
 			it.s.colMisses.Add(1)
 		}
-		key = appendDataKey(key[:0], it.tab, seg.rs, seg.seg, c+1)
+		key = appendDataKey(key[:0], it.tab, seg.rs, seg.seg, st+1)
 		val, closer, err := it.snap.Get(key)
 		if err != nil {
 			releaseAll(arrs[:i])
@@ -314,7 +326,8 @@ func (it *scanIter) readColumns(seg segRef, cols []int) ([]arrow.Array, error) {
 		}
 		buf := alignedCopy(val)
 		_ = closer.Close()
-		a, err := decodeColumn(buf, it.schema.Columns[c].Type.Arrow())
+		rc, _ := it.schema.readColumn(c)
+		a, err := decodeColumn(buf, rc.Type.Arrow())
 		if err == nil && a.Len() != seg.rows {
 			a.Release()
 			err = errCorrupt

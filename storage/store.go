@@ -198,6 +198,7 @@ func (s *Store) recover() error {
 		if err := json.Unmarshal(v, &sc); err != nil {
 			return err
 		}
+		restoreSchema(&sc)
 		id := TabletID(getID(k[1:]))
 		s.tablets[id] = &tablet{id: id, schema: &sc}
 		return nil
@@ -250,8 +251,9 @@ func (s *Store) recover() error {
 			deleteRowsetData(b, t, m.ID)
 			return b.Delete(k, nil)
 		}
-		w := newRowsetWriter(s, tab, m.ID, slices.Clone(k))
+		w := newRowsetWriter(s, tab, tab.schema, m.ID, slices.Clone(k))
 		w.segs, w.rows, w.bytes, w.prepped, w.markerSynced = m.Segs, m.Rows, m.Bytes, true, true
+		w.cols = m.Cols // nil: written before column ids, in the original layout
 		w.del = m.Delete
 		if s.pending[txn] == nil {
 			s.pending[txn] = map[TabletID]*rowsetWriter{}
@@ -325,17 +327,17 @@ func (s *Store) CreateTablet(id TabletID, schema *TabletSchema) error {
 	if s.tablets[id] != nil {
 		return nil
 	}
-	v, err := json.Marshal(schema)
+	sc := schema.clone()
+	restoreSchema(sc)
+	sc.ColumnIDs = sc.ids()
+	v, err := encodeSchema(sc)
 	if err != nil {
 		return err
 	}
 	if err := s.db.Set(schemaKey(id), v, pebble.Sync); err != nil {
 		return err
 	}
-	sc := *schema
-	sc.Columns = slices.Clone(schema.Columns)
-	sc.Agg = slices.Clone(schema.Agg)
-	s.tablets[id] = &tablet{id: id, schema: &sc}
+	s.tablets[id] = &tablet{id: id, schema: sc}
 	return nil
 }
 
@@ -351,6 +353,20 @@ func validateSchema(sc *TabletSchema) error {
 	}
 	if sc.Keys == AggKeys && len(sc.Agg) != 0 && len(sc.Agg) != len(sc.Columns) {
 		return sqlerr.Assertf("storage: Agg has %d entries for %d columns", len(sc.Agg), len(sc.Columns))
+	}
+	if sc.ColumnIDs != nil && len(sc.ColumnIDs) != len(sc.Columns) {
+		return sqlerr.Assertf("storage: %d column ids for %d columns", len(sc.ColumnIDs), len(sc.Columns))
+	}
+	if len(sc.Defaults) > len(sc.Columns) {
+		return sqlerr.Assertf("storage: %d defaults for %d columns", len(sc.Defaults), len(sc.Columns))
+	}
+	seen := map[int32]bool{}
+	for i := range sc.Columns {
+		id := sc.ColumnID(i)
+		if seen[id] {
+			return sqlerr.Assertf("storage: column id %d appears twice", id)
+		}
+		seen[id] = true
 	}
 	return nil
 }
@@ -403,9 +419,11 @@ func (s *Store) Tablets() []TabletID {
 
 // Schema returns the tablet's schema (shared: do not modify).
 func (s *Store) Schema(id TabletID) (*TabletSchema, error) {
-	t, err := s.tablet(id)
-	if err != nil {
-		return nil, err
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.tablets[id]
+	if t == nil {
+		return nil, errNoTablet(id)
 	}
 	return t.schema, nil
 }
@@ -420,7 +438,11 @@ func (s *Store) Write(txn TxnID, tab TabletID, rec arrow.Record) error {
 		s.mu.Unlock()
 		return errNoTablet(tab)
 	}
-	if err := checkRecord(t.schema, rec); err != nil {
+	sc := t.schema
+	if w := s.pending[txn][tab]; w != nil {
+		sc = w.schema // the load finishes under the schema it began with
+	}
+	if err := checkRecord(tab, sc, rec); err != nil {
 		s.mu.Unlock()
 		return err
 	}
@@ -437,18 +459,6 @@ func (s *Store) Write(txn TxnID, tab TabletID, rec arrow.Record) error {
 	return w.add(rec)
 }
 
-func checkRecord(sc *TabletSchema, rec arrow.Record) error {
-	if int(rec.NumCols()) != len(sc.Columns) {
-		return sqlerr.Assertf("storage: record has %d columns, tablet has %d", rec.NumCols(), len(sc.Columns))
-	}
-	for i, c := range sc.Columns {
-		if got := rec.Column(i).DataType(); !arrow.TypeEqual(got, c.Type.Arrow()) {
-			return sqlerr.Assertf("storage: column %s is %s, want %s", c.Name, got, c.Type.Arrow())
-		}
-	}
-	return nil
-}
-
 // pendingWriterLocked returns the pending rowset writer of (txn, tab),
 // making it the first time. Caller holds s.mu.
 func (s *Store) pendingWriterLocked(txn TxnID, t *tablet, tab TabletID) *rowsetWriter {
@@ -459,7 +469,7 @@ func (s *Store) pendingWriterLocked(txn TxnID, t *tablet, tab TabletID) *rowsetW
 	}
 	w := ws[tab]
 	if w == nil {
-		w = newRowsetWriter(s, t, rowsetID(s.nextRowset.Add(1)), pendingKey(txn, tab))
+		w = newRowsetWriter(s, t, t.schema, rowsetID(s.nextRowset.Add(1)), pendingKey(txn, tab))
 		ws[tab] = w
 	}
 	return w
@@ -588,7 +598,7 @@ func (s *Store) Publish(txn TxnID, versions map[TabletID]Version) error {
 		w.mu.Lock()
 		err := w.flush()
 		if err == nil && !w.done {
-			m := rowsetMeta{ID: w.id, Start: v, End: v, Txn: txn, Segs: w.segs, Rows: w.rows, Bytes: w.bytes}
+			m := rowsetMeta{ID: w.id, Start: v, End: v, Txn: txn, Segs: w.segs, Rows: w.rows, Bytes: w.bytes, Cols: w.cols}
 			if w.del != nil {
 				m.Deletes = []rowsetDelete{{Version: v, Cond: w.del}}
 			}

@@ -19,9 +19,13 @@ const segmentRows = 65536
 // Big segments go into an sstable ingested at flush (ingest.go), after the
 // marker is synced; both kinds may mix within a rowset.
 type rowsetWriter struct {
-	mu      sync.Mutex
-	s       *Store
-	tab     *tablet
+	mu  sync.Mutex
+	s   *Store
+	tab *tablet
+	// schema is the tablet's schema when the rowset began: every segment
+	// of the rowset stores its columns, whose ids cols records.
+	schema  *TabletSchema
+	cols    []int32
 	id      rowsetID
 	marker  []byte
 	segs    int
@@ -49,12 +53,12 @@ type rowsetWriter struct {
 	del []byte
 }
 
-func newRowsetWriter(s *Store, tab *tablet, id rowsetID, marker []byte) *rowsetWriter {
-	return &rowsetWriter{s: s, tab: tab, id: id, marker: marker}
+func newRowsetWriter(s *Store, tab *tablet, sc *TabletSchema, id rowsetID, marker []byte) *rowsetWriter {
+	return &rowsetWriter{s: s, tab: tab, schema: sc, cols: sc.ids(), id: id, marker: marker}
 }
 
 func (w *rowsetWriter) pendingMeta() pendingMeta {
-	return pendingMeta{ID: w.id, Segs: w.segs, Rows: w.rows, Bytes: w.bytes, Prepared: w.prepped, Delete: w.del}
+	return pendingMeta{ID: w.id, Segs: w.segs, Rows: w.rows, Bytes: w.bytes, Prepared: w.prepped, Delete: w.del, Cols: w.cols}
 }
 
 // add buffers rec (retained) and writes every full segment. Caller holds w.mu.
@@ -98,7 +102,7 @@ func (w *rowsetWriter) finish() (path string, err error) {
 
 // writeSegment writes the first n buffered rows as segment w.segs.
 func (w *rowsetWriter) writeSegment(n int) error {
-	cols := w.tab.schema.Columns
+	cols := w.schema.Columns
 	if w.chunks == nil {
 		w.chunks = make([][]chunk, len(cols))
 	}
@@ -154,7 +158,7 @@ func (w *rowsetWriter) writeSegment(n int) error {
 // writeSegmentBatch writes segment w.segs, described by meta, in one
 // unsynced batch together with the marker.
 func (w *rowsetWriter) writeSegmentBatch(meta segMeta) error {
-	cols := w.tab.schema.Columns
+	cols := w.schema.Columns
 	b := w.s.db.NewBatchWithSize(w.segBytes + w.segBytes/8 + 1024)
 	defer b.Close()
 	var key [25]byte
@@ -179,7 +183,7 @@ func (w *rowsetWriter) writeSegmentBatch(meta segMeta) error {
 // writeSegmentFile adds segment w.segs to the rowset's sstable (keys in
 // order: the meta tag 0, then the columns), ingesting the file once big.
 func (w *rowsetWriter) writeSegmentFile(meta segMeta) error {
-	cols := w.tab.schema.Columns
+	cols := w.schema.Columns
 	if w.sst == nil {
 		if err := w.openSegFile(); err != nil {
 			return err

@@ -41,17 +41,32 @@ type Load struct {
 
 // Report is everything one benchmark run measured.
 type Report struct {
-	Started  time.Time                     `json:"started"`
-	SF       float64                       `json:"sf"`
-	Mode     string                        `json:"mode"` // standalone | cluster
-	Runs     int                           `json:"runs"`
-	GenSecs  float64                       `json:"generate_seconds"`
-	GenRows  int64                         `json:"generate_rows"`
-	Loads    []Load                        `json:"loads"`
-	Queries  []QueryResult                 `json:"queries"`
-	PeakRSS  []int64                       `json:"dorisgo_peak_rss_bytes"`
-	Joins    []JoinRow                     `json:"joins,omitempty"`
-	GeoMeans map[string]map[string]float64 `json:"geomean_ms"`
+	Started time.Time     `json:"started"`
+	SF      float64       `json:"sf"`
+	Mode    string        `json:"mode"` // standalone | cluster
+	Runs    int           `json:"runs"`
+	GenSecs float64       `json:"generate_seconds"`
+	GenRows int64         `json:"generate_rows"`
+	Loads   []Load        `json:"loads"`
+	Queries []QueryResult `json:"queries"`
+	PeakRSS []int64       `json:"dorisgo_peak_rss_bytes"`
+	Joins   []JoinRow     `json:"joins,omitempty"`
+	Writes  []WriteRow    `json:"writes,omitempty"`
+	// BeforeDelete and AfterDelete are the SSB queries run right before
+	// and right after the writes report's DELETE of 1% of lineorder.
+	BeforeDelete []QueryResult                 `json:"queries_before_delete,omitempty"`
+	AfterDelete  []QueryResult                 `json:"queries_after_delete,omitempty"`
+	GeoMeans     map[string]map[string]float64 `json:"geomean_ms"`
+}
+
+// WriteRow is one step of the writes report on one engine.
+type WriteRow struct {
+	Step       string  `json:"step"`
+	Engine     string  `json:"engine"`
+	Rows       int64   `json:"rows"`
+	Seconds    float64 `json:"seconds"`
+	RowsPerSec float64 `json:"rows_per_sec"`
+	Error      string  `json:"error,omitempty"`
 }
 
 // JoinRow is one strategy of the join report.

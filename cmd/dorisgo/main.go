@@ -1,7 +1,7 @@
 // Command dorisgo runs a dorisgo frontend with embedded backends
 // (standalone, the default), a frontend alone (fe) or a backend alone (be).
 //
-//	dorisgo [standalone] [--data-dir DIR] [--mysql-port 9030] [--http-port 8030] [--backends 3] [--host 127.0.0.1] [--metrics-require-login] [--audit-log FILE]
+//	dorisgo [standalone] [--data-dir DIR] [--mysql-port 9030] [--http-port 8030] [--backends 3] [--host 127.0.0.1] [--metrics-require-login] [--audit-log FILE] [--log-file FILE]
 //	dorisgo fe [--data-dir DIR] [--mysql-port 9030] [--http-port 8030] [--host H] [--metrics-require-login] [--audit-log FILE]
 //	dorisgo be [--data-dir DIR] [--be-port 9060] [--http-port 8040] [--host H] [--pprof] [--cluster-token T | --cluster-token-file F]
 //
@@ -12,6 +12,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -50,6 +51,7 @@ func run(args []string) error {
 	backends := fs.Int("backends", 3, "embedded backends (standalone)")
 	bePort := fs.Int("be-port", 9060, "gRPC port (be); first embedded backend's port in standalone (0 = any)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	logFile := fs.String("log-file", "", "the process's log (fe.log / be.INFO in Doris), rotated at 100 MB, 10 files kept (default: stderr)")
 	colCache := fs.Int64("column-cache-mb", storage.DefaultColumnCacheBytes>>20, "decoded column cache of the process's backends, MiB (0: off)")
 	blockCache := fs.Int64("block-cache-mb", storage.DefaultBlockCacheBytes>>20, "Pebble block cache of the process's backends, MiB")
 	metricsLogin := fs.Bool("metrics-require-login", false, "fe, standalone: /metrics takes HTTP basic auth like /api (open by default, as in Doris)")
@@ -66,7 +68,16 @@ func run(args []string) error {
 	if err := lvl.UnmarshalText([]byte(*logLevel)); err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+	out := io.Writer(os.Stderr)
+	if *logFile != "" {
+		lf := server.LogFile(*logFile)
+		defer lf.Close()
+		out = lf
+	}
+	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: lvl}))
+	// What logs through slog's default (a backend fragment's recovered
+	// panic, op.RecoverTo) goes to the same place.
+	slog.SetDefault(log)
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 

@@ -33,6 +33,7 @@ import (
 type Backend struct {
 	flight.BaseFlightServer
 	store *storage.Store
+	dir   string // the store's directory
 	gs    *grpc.Server
 	ln    net.Listener
 	start time.Time
@@ -83,7 +84,7 @@ func StartToken(dir, addr string, log *slog.Logger, token string) (*Backend, err
 	if log == nil {
 		log = slog.Default()
 	}
-	b := &Backend{store: st, ln: ln, start: time.Now(), log: log, queries: map[string]*queryState{},
+	b := &Backend{store: st, dir: dir, ln: ln, start: time.Now(), log: log, queries: map[string]*queryState{},
 		ended: map[string]time.Time{}, regChanged: make(chan struct{}), clients: map[string]*rpc.Client{}}
 	b.metrics = newMetrics(b)
 	b.guard = guard
@@ -180,6 +181,17 @@ func (b *Backend) action(ctx context.Context, typ string, body []byte) (any, err
 			}
 		}
 		return struct{}{}, nil
+	case rpc.ActAlterTablet:
+		var r rpc.CreateTabletReq
+		if err := json.Unmarshal(body, &r); err != nil {
+			return nil, err
+		}
+		for _, t := range r.Tablets {
+			if err := b.store.AlterTablet(t, r.Schema); err != nil {
+				return nil, err
+			}
+		}
+		return struct{}{}, nil
 	case rpc.ActDropTablet:
 		var r rpc.DropTabletReq
 		if err := json.Unmarshal(body, &r); err != nil {
@@ -232,7 +244,9 @@ func (b *Backend) action(ctx context.Context, typ string, body []byte) (any, err
 		txns, err := b.store.PendingTxns()
 		return rpc.PendingResp{Txns: txns}, err
 	case rpc.ActHeartbeat:
-		return rpc.HeartbeatResp{StartTime: b.start.UnixMilli(), Tablets: len(b.store.Tablets())}, nil
+		total, avail := diskCapacity(b.dir)
+		return rpc.HeartbeatResp{StartTime: b.start.UnixMilli(), Tablets: len(b.store.Tablets()),
+			DataUsed: b.store.DiskUsage(), DiskTotal: total, DiskAvail: avail}, nil
 	case rpc.ActTabletStats:
 		var r rpc.TabletStatsReq
 		if err := json.Unmarshal(body, &r); err != nil {

@@ -223,7 +223,7 @@ func (b *Backend) execFragment(body []byte, stream flight.FlightService_DoAction
 	defer cancel()
 	in := &instance{b: b, req: &req, inboxes: map[fragment.NodeID]*op.Inbox{}}
 	// Sets: a long IN list becomes a hash set once per instance, not per batch.
-	in.env = &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: time.UnixMicro(req.NowMicro), Sets: &expr.InSets{}, Ctx: ctx},
+	in.env = &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: time.UnixMicro(req.NowMicro), Sets: &expr.InSets{}, Ctx: ctx, Warn: &expr.Warnings{}},
 		Tracker: op.NewMemTracker(req.MemLimit)}
 	if err := in.register(&cancel); err != nil {
 		in.unregister(&cancel)
@@ -336,16 +336,28 @@ func (in *instance) run(ctx context.Context) (_ *rpc.InstanceReport, err error) 
 	if err != nil {
 		return nil, err
 	}
-	spec := op.SinkSpec{Kind: req.Sink.Kind, Keys: fragment.Unwrap(req.Sink.Keys), Buckets: req.Sink.Buckets,
-		BucketOwner: req.Sink.BucketOwner}
-	sink := op.NewExchangeSink(in.env, root, spec, in.outs)
-	err = sink.Run(ctx)
-	root.Close()
-	if err != nil {
-		return nil, err
+	rep := &rpc.InstanceReport{Fragment: req.Fragment, Instance: req.Instance, Backend: in.b.Addr(),
+		Exchanges: map[fragment.NodeID]op.ExchangeStats{}, Tasks: tasks}
+	if req.Sink.Kind == fragment.TableSinkKind {
+		st, err := in.runTableSink(ctx, root)
+		root.Close()
+		if err != nil {
+			return nil, err
+		}
+		rep.Table = &st
+	} else {
+		spec := op.SinkSpec{Kind: req.Sink.Kind, Keys: fragment.Unwrap(req.Sink.Keys), Buckets: req.Sink.Buckets,
+			BucketOwner: req.Sink.BucketOwner}
+		sink := op.NewExchangeSink(in.env, root, spec, in.outs)
+		err = sink.Run(ctx)
+		root.Close()
+		if err != nil {
+			return nil, err
+		}
+		rep.Sink = sink.Stats()
 	}
-	rep := &rpc.InstanceReport{Fragment: req.Fragment, Instance: req.Instance, Backend: in.b.Addr(), Sink: sink.Stats(),
-		Operators: prof.Stats(), Exchanges: map[fragment.NodeID]op.ExchangeStats{}, Tasks: tasks}
+	rep.Operators = prof.Stats()
+	rep.WarnCount, rep.Warnings = in.env.Eval.Warn.Count(), in.env.Eval.Warn.List()
 	for id, ib := range in.inboxes {
 		rep.Exchanges[id] = ib.Stats()
 	}

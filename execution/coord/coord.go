@@ -61,6 +61,8 @@ type Coordinator struct {
 	// so partition versions become visible in commit order; the rows are
 	// written before, concurrently.
 	publishLocks map[catalog.TableID]chan struct{}
+	// alter: backends that missed a schema change (alter.go).
+	alter alterState
 
 	stop      chan struct{}
 	done      chan struct{}
@@ -159,6 +161,7 @@ func (c *Coordinator) loop() {
 			c.Heartbeat(ctx)
 			cancel()
 			c.republish()
+			c.abortStalePrecommitted()
 		}
 	}
 }
@@ -177,10 +180,11 @@ func (c *Coordinator) Heartbeat(ctx context.Context) {
 			// timeout says nothing about the backend. A hung backend next
 			// to a responsive FE is dead after two timeouts in a row.
 			first := time.Now()
+			var resp rpc.HeartbeatResp
 			for try := 0; err == nil; try++ {
 				start := time.Now()
 				hctx, cancel := context.WithTimeout(ctx, heartbeatTimeout)
-				var resp rpc.HeartbeatResp
+				resp = rpc.HeartbeatResp{}
 				err = cl.Do(hctx, rpc.ActHeartbeat, struct{}{}, &resp)
 				// A timeout may reach us as the backend's deadline error a
 				// moment before our own context reports it.
@@ -198,6 +202,10 @@ func (c *Coordinator) Heartbeat(ctx context.Context) {
 				return
 			}
 			c.cat.SetBackendState(b.ID, true, "", time.Now())
+			c.cat.SetBackendDisk(b.ID, resp.DataUsed, resp.DiskTotal, resp.DiskAvail)
+			if !b.Alive || c.alter.isDirty(b.ID) {
+				c.syncSchemas(ctx, b.ID) // it may have missed an ALTER TABLE
+			}
 		}(b)
 	}
 	wg.Wait()

@@ -36,16 +36,28 @@ type Source func(yield func(arrow.Record) error) error
 // load is re-published by Recover, an uncommitted one aborted, so a load is
 // visible everywhere or nowhere.
 func (c *Coordinator) Load(ctx context.Context, db string, t *catalog.Table, label string, src Source) (*LoadResult, error) {
+	return c.load(ctx, db, t, label, func(l *loader) (*prepared, error) { return l.write(src) })
+}
+
+// LoadPlan runs an INSERT … SELECT as one load transaction into table t:
+// the plan's table sink instances write every replica from the backends
+// (rows never pass through the FE), then the FE commits as Load does.
+func (c *Coordinator) LoadPlan(ctx context.Context, db string, t *catalog.Table, label string, sp *SinkPlan) (*LoadResult, error) {
+	return c.load(ctx, db, t, label, func(l *loader) (*prepared, error) { return l.writePlan(sp) })
+}
+
+func (c *Coordinator) load(ctx context.Context, db string, t *catalog.Table, label string, write func(*loader) (*prepared, error)) (*LoadResult, error) {
 	if cur, ok := c.cat.TableByID(t.ID); ok {
 		t = cur
 	} else {
 		return nil, sqlerr.NoSuchTable.New(db, t.Name)
 	}
-	txn, err := c.cat.BeginTxn(db, label, []catalog.TableID{t.ID})
+	txn, err := c.cat.BeginTxnWith(db, label, []catalog.TableID{t.ID}, loadInfo(ctx))
 	if err != nil {
 		return nil, err
 	}
-	l := &loader{c: c, t: t, txn: txn.ID, ctx: ctx, streams: map[catalog.BackendID]*rpc.Loader{}, touched: map[storage.TabletID]*catalog.Partition{}}
+	l := &loader{c: c, t: t, txn: txn.ID, ctx: ctx, streams: map[catalog.BackendID]*rpc.Loader{}, touched: map[storage.TabletID]*catalog.Partition{},
+		precommit: twoPhase(ctx)}
 	// A failure before the commit point aborts the transaction everywhere;
 	// after it the rows are durable and must stay (Recover publishes what
 	// publishing missed). A panic, in the source (the statement's
@@ -59,7 +71,7 @@ func (c *Coordinator) Load(ctx context.Context, db string, t *catalog.Table, lab
 			panic(r)
 		}
 	}()
-	res, err := l.run(src)
+	res, err := l.run(write)
 	if err != nil {
 		if !l.committed {
 			l.abort(err)
@@ -100,14 +112,30 @@ type loader struct {
 	touched map[storage.TabletID]*catalog.Partition
 	rows    int64
 	rr      int // round-robin cursor for RANDOM distribution
-	// committed is set once the FE's catalog committed the transaction.
-	committed bool
+	// remote are the backends table sink instances streamed rows to
+	// (prepared like the FE's own streams); abortOn every backend holding a
+	// replica the sink could write (a failed instance does not report).
+	remote  map[catalog.BackendID]bool
+	abortOn map[catalog.BackendID]bool
+	// committed is set once the FE's catalog committed the transaction
+	// (or pre-committed it: precommit, a two-phase load).
+	committed, precommit bool
 }
 
-func (l *loader) run(src Source) (*LoadResult, error) {
-	pr, err := l.write(src)
+func (l *loader) run(write func(*loader) (*prepared, error)) (*LoadResult, error) {
+	pr, err := write(l)
 	if err != nil {
 		return nil, err
+	}
+	if l.precommit {
+		if err := l.ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := l.c.cat.PrecommitTxn(catalog.TxnCommit{ID: l.txn, Partitions: pr.parts, Rows: pr.rows, Bytes: pr.bytes}); err != nil {
+			return nil, err
+		}
+		l.committed = true
+		return &LoadResult{Txn: l.txn, Rows: l.rows, Bytes: pr.total()}, nil
 	}
 	// Commit and publish under the table's publish lock, so versions
 	// become visible in the order they were assigned. A TRUNCATE or DROP
@@ -194,14 +222,25 @@ func (l *loader) prepare() ([]rpc.PrepareResp, error) {
 		resp rpc.PrepareResp
 		err  error
 	}
-	out := make(chan result, len(l.streams))
+	bes := map[catalog.BackendID]*rpc.Loader{}
+	for be := range l.remote {
+		bes[be] = nil
+	}
 	for be, s := range l.streams {
+		bes[be] = s
+	}
+	out := make(chan result, len(bes))
+	for be, s := range bes {
 		go func() {
 			var r result
 			defer func() { out <- r }() // after the recover: Load waits for every backend
 			defer l.c.recoverTo(&r.err, "preparing a load", "txn", l.txn, "backend", be)
 			cl, err := l.c.Client(be)
-			if cerr := s.Close(); cerr != nil {
+			var cerr error
+			if s != nil {
+				cerr = s.Close()
+			}
+			if cerr != nil {
 				r.err = l.c.backendErr(be, cerr)
 			} else if err != nil {
 				r.err = err
@@ -212,7 +251,7 @@ func (l *loader) prepare() ([]rpc.PrepareResp, error) {
 	}
 	var resps []rpc.PrepareResp
 	var first error
-	for range l.streams {
+	for range bes {
 		r := <-out
 		if r.err != nil && first == nil {
 			first = r.err
@@ -230,6 +269,17 @@ func (l *loader) abort(cause error) {
 	defer cancel()
 	for be, s := range l.streams {
 		s.Abort() // the stream may be broken; aborting on the backend drops what it got
+		if cl, err := l.c.Client(be); err == nil {
+			_ = cl.Do(ctx, rpc.ActAbort, rpc.TxnReq{Txn: l.txn}, nil)
+		}
+	}
+	for be := range l.abortOn {
+		if _, done := l.streams[be]; done {
+			continue
+		}
+		if b, ok := l.c.cat.Backend(be); !ok || !b.Alive {
+			continue // its pending rows stay until the next Recover aborts them
+		}
 		if cl, err := l.c.Client(be); err == nil {
 			_ = cl.Do(ctx, rpc.ActAbort, rpc.TxnReq{Txn: l.txn}, nil)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/dorisgo/dorisgo/execution/op"
 	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/planner/fragment"
+	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
@@ -60,6 +61,13 @@ func (p *Profile) Scanned() (rows, bytes int64) {
 		add(r.Operators)
 	}
 	return rows, bytes
+}
+
+// Warnings adds what every instance that reported warned to w.
+func (p *Profile) Warnings(w *expr.Warnings) {
+	for _, r := range p.Instances {
+		w.Merge(r.WarnCount, r.Warnings)
+	}
 }
 
 // Query is a running query: its root operator (fragment 0, run here) plus
@@ -129,6 +137,8 @@ type query struct {
 	ctx      context.Context // cancelled on failure and at the end
 	cancel   context.CancelFunc
 	stopCtx  func() bool
+	// sink is set for a table sink plan: fragment 0 runs on the backends.
+	sink *sinkRun
 
 	mu        sync.Mutex
 	err       error // the first primary error
@@ -154,7 +164,9 @@ type query struct {
 // statement its own when it starts, so that the statement's log lines and
 // its backends' carry the same id.
 func (c *Coordinator) Run(ctx context.Context, queryID string, plan *fragment.Plan, env *op.Env, nowMicro int64) (op.Operator, error) {
-	plan = hoistRoot(plan)
+	if plan.Fragments[0].Sink.Kind == fragment.TableSinkKind {
+		return nil, sqlerr.Assertf("coord: a table sink plan runs through LoadPlan")
+	}
 	fs, err := c.schedule(plan)
 	if err != nil {
 		return nil, err
@@ -169,7 +181,11 @@ func (c *Coordinator) Run(ctx context.Context, queryID string, plan *fragment.Pl
 	}
 	// The backends are known before anything can cancel the query (a KILL
 	// that came first cancels at once, reading them).
-	for _, s := range fs[1:] {
+	remote := remoteRoot(plan.Fragments[0])
+	for _, s := range fs {
+		if s.f.ID == 0 && !remote {
+			continue
+		}
 		for _, in := range s.instances {
 			q.backends[in.backend] = true
 			q.pending++
@@ -197,8 +213,16 @@ func (c *Coordinator) Run(ctx context.Context, queryID string, plan *fragment.Pl
 		q.fail(err)
 		return nil, q.error()
 	}
-	src := &op.Sources{Exchange: func(n *fragment.Node) (op.Operator, error) { return q.receive(fs, n) }}
-	root, prof, err := op.BuildProfiled(env, plan.Fragments[0].Root, src)
+	var root op.Operator
+	var prof *op.Profile
+	if remote {
+		f0 := plan.Fragments[0]
+		root, err = q.receive(fs, &fragment.Node{ID: rootExchange, Kind: fragment.KindExchange, Output: f0.Root.Output,
+			Exchange: &fragment.ExchangeSpec{From: 0}})
+	} else {
+		src := &op.Sources{Exchange: func(n *fragment.Node) (op.Operator, error) { return q.receive(fs, n) }}
+		root, prof, err = op.BuildProfiled(env, plan.Fragments[0].Root, src)
+	}
 	if err != nil {
 		q.fail(err)
 		return nil, err
@@ -217,8 +241,12 @@ func (c *Coordinator) Run(ctx context.Context, queryID string, plan *fragment.Pl
 // knows when none is still to come). Starting level by level would cost a
 // round trip per plan level before the leaves could run.
 func (q *query) startAll(fs []*fragSched) error {
+	remote := fs
+	if q.sink == nil && !remoteRoot(fs[0].f) {
+		remote = fs[1:] // fragment 0 runs here
+	}
 	perBackend := map[catalog.BackendID]int{}
-	for _, s := range fs[1:] {
+	for _, s := range remote {
 		for _, in := range s.instances {
 			perBackend[in.backend]++
 		}
@@ -228,7 +256,7 @@ func (q *query) startAll(fs []*fragSched) error {
 		req *rpc.ExecFragmentReq
 	}
 	var starts []start
-	for _, s := range fs[1:] {
+	for _, s := range remote {
 		for i := range s.instances {
 			req, err := q.request(fs, s, i)
 			if err != nil {

@@ -3,6 +3,7 @@ package coord
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/dorisgo/dorisgo/catalog"
@@ -76,6 +77,7 @@ func (c *Coordinator) Recover(ctx context.Context) error {
 			return err
 		}
 	}
+	c.dropUnfinishedCTAS(ctx)
 	for _, b := range c.cat.Backends() {
 		if !b.Alive {
 			continue
@@ -89,7 +91,7 @@ func (c *Coordinator) Recover(ctx context.Context) error {
 			continue
 		}
 		for _, id := range resp.Txns {
-			if t, ok := c.cat.Txn(id); ok && (t.State == catalog.TxnCommitted || t.State == catalog.TxnPrepare) {
+			if t, ok := c.cat.Txn(id); ok && (t.State == catalog.TxnCommitted || t.State == catalog.TxnPrepare || t.State == catalog.TxnPrecommitted) {
 				continue
 			}
 			_ = cl.Do(ctx, rpc.ActAbort, rpc.TxnReq{Txn: id}, nil)
@@ -123,5 +125,31 @@ func (c *Coordinator) republish() {
 			unlock()
 		}
 		cancel()
+	}
+}
+
+// CTASPrefix starts the name a CREATE TABLE … AS SELECT creates its table
+// under until the load is visible and the table is renamed.
+const CTASPrefix = "__ctas_"
+
+// dropUnfinishedCTAS drops the tables of CREATE TABLE … AS SELECT
+// statements a crash interrupted before their rename: no statement
+// finished with them, so as in Doris a failed CTAS leaves no table.
+func (c *Coordinator) dropUnfinishedCTAS(ctx context.Context) {
+	for _, d := range c.cat.Databases() {
+		ts, err := c.cat.Tables(d.Name)
+		if err != nil {
+			continue
+		}
+		for _, t := range ts {
+			if !strings.HasPrefix(t.Name, CTASPrefix) {
+				continue
+			}
+			if _, err := c.cat.DropTable(d.Name, t.Name, true); err != nil {
+				c.log.Warn("drop unfinished CREATE TABLE AS SELECT", "table", t.Name, "err", err)
+				continue
+			}
+			c.DropTablets(ctx, t)
+		}
 	}
 }

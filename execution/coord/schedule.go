@@ -66,8 +66,15 @@ func (c *Coordinator) schedule(plan *fragment.Plan) ([]*fragSched, error) {
 			p = fs[p.parent]
 		}
 	}
-	fs[0].instances = []*instance{{}}
-	for _, s := range fs[1:] {
+	// Fragment 0 runs here, unless it ends in a table sink: that one
+	// writes tablets from the backends.
+	remote := fs[1:]
+	if fs[0].f.Sink.Kind == fragment.TableSinkKind || remoteRoot(fs[0].f) {
+		remote = fs
+	} else {
+		fs[0].instances = []*instance{{}}
+	}
+	for _, s := range remote {
 		if err := c.place(s); err != nil {
 			return nil, err
 		}
@@ -108,6 +115,9 @@ func (c *Coordinator) place(s *fragSched) error {
 			scans = append(scans, n)
 		}
 	})
+	if len(scans) == 0 && s.f.Sink.Kind == fragment.TableSinkKind && s.f.Partition != fragment.Unpartitioned {
+		return c.placeTableSink(s)
+	}
 	if len(scans) == 0 {
 		alive := c.alive()
 		if len(alive) == 0 {
@@ -277,6 +287,18 @@ func (q *query) request(fs []*fragSched, s *fragSched, i int) (*rpc.ExecFragment
 	if err != nil {
 		return nil, err
 	}
+	if s.f.Sink.Kind == fragment.TableSinkKind {
+		if q.sink == nil {
+			return nil, sqlerr.Assertf("fragment %d: table sink outside a load", s.f.ID)
+		}
+		req.Sink = rpc.SinkPlan{Kind: fragment.TableSinkKind, Txn: q.sink.txn, Table: q.sink.target, Replicas: q.sink.replicas}
+		return req, nil
+	}
+	if s.f.ID == 0 {
+		// A root reading tablets runs where they are; the FE pulls its rows.
+		req.Sink = rpc.SinkPlan{Kind: fragment.StreamGather, ExchangeID: rootExchange, Receivers: []rpc.Dest{{Instance: 0, Pull: true}}}
+		return req, nil
+	}
 	p := fs[s.parent]
 	sink := rpc.SinkPlan{Kind: s.f.Sink.Kind, ExchangeID: s.exchange.ID, Keys: s.f.Sink.Keys, Buckets: s.f.Sink.Buckets}
 	switch sink.Kind {
@@ -292,7 +314,7 @@ func (q *query) request(fs []*fragSched, s *fragSched, i int) (*rpc.ExecFragment
 		sink.Kind = fragment.StreamGather
 	}
 	for j, r := range p.instances {
-		if p.f.ID == 0 {
+		if r.backend == 0 { // the FE's fragment 0 pulls
 			sink.Receivers = append(sink.Receivers, rpc.Dest{Instance: j, Pull: true})
 		} else {
 			sink.Receivers = append(sink.Receivers, rpc.Dest{Addr: r.addr, Instance: j})
@@ -309,4 +331,20 @@ func mergeKeys(f *fragment.Fragment) ([]fragment.SortKey, error) {
 		return r.Sort.Keys, nil
 	}
 	return nil, sqlerr.Assertf("merging exchange from fragment %d, whose root is not a sort", f.ID)
+}
+
+// rootExchange names the FE's receiving side of a root fragment that runs
+// on a backend (no plan node has a negative id).
+const rootExchange fragment.NodeID = -1
+
+// remoteRoot: the root fragment reads tablets, so it runs on the backend
+// holding them (as Doris runs a single-instance scan fragment holding the
+// RESULT SINK) and the FE only pulls its result. The planner keeps the
+// result sink in such a fragment only when it has a single instance.
+func remoteRoot(f *fragment.Fragment) bool {
+	found := false
+	fragment.Walk(f.Root, func(n *fragment.Node) {
+		found = found || n.Kind == fragment.KindScan
+	})
+	return found
 }

@@ -75,6 +75,16 @@ func (x *ExplicitTxn) Wrote(id catalog.TableID) bool {
 // every replica of t and made durable, but stay invisible until Commit. A
 // failure aborts this statement's rows only.
 func (x *ExplicitTxn) Load(ctx context.Context, t *catalog.Table, src Source) (*LoadResult, error) {
+	return x.load(ctx, t, func(l *loader) (*prepared, error) { return l.write(src) })
+}
+
+// LoadPlan runs an INSERT … SELECT as one statement of the transaction:
+// the plan's table sink instances write from the backends (LoadPlan).
+func (x *ExplicitTxn) LoadPlan(ctx context.Context, t *catalog.Table, sp *SinkPlan) (*LoadResult, error) {
+	return x.load(ctx, t, func(l *loader) (*prepared, error) { return l.writePlan(sp) })
+}
+
+func (x *ExplicitTxn) load(ctx context.Context, t *catalog.Table, write func(*loader) (*prepared, error)) (*LoadResult, error) {
 	if x.done {
 		return nil, sqlerr.Doris.New("the transaction has already ended")
 	}
@@ -95,7 +105,7 @@ func (x *ExplicitTxn) Load(ctx context.Context, t *catalog.Table, src Source) (*
 			panic(r)
 		}
 	}()
-	pr, err := l.write(src)
+	pr, err := write(l)
 	if err != nil {
 		l.abort(err)
 		return nil, err
@@ -103,6 +113,11 @@ func (x *ExplicitTxn) Load(ctx context.Context, t *catalog.Table, src Source) (*
 	var bes []catalog.BackendID
 	for be := range l.streams {
 		bes = append(bes, be)
+	}
+	for be := range l.remote {
+		if _, ok := l.streams[be]; !ok {
+			bes = append(bes, be)
+		}
 	}
 	x.subs = append(x.subs, subLoad{txn: txn.ID, table: t.ID, pr: pr, backends: bes, rows: l.rows})
 	return &LoadResult{Txn: txn.ID, Label: x.label, Rows: l.rows, Bytes: pr.total()}, nil

@@ -43,7 +43,7 @@ func newAggFunc(c AggCall) (aggFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch strings.ToLower(c.Fn) {
+	switch expr.AggCanonical(c.Fn) {
 	case "count":
 		return &countAgg{star: len(c.Args) == 0}, nil
 	case "sum":
@@ -66,6 +66,9 @@ func newAggFunc(c AggCall) (aggFunc, error) {
 			sep = *c.Separator
 		}
 		return &concatAgg{sep: sep, argT: c.ArgType}, nil
+	}
+	if f := newStatAggFunc(expr.AggCanonical(c.Fn), c.ArgType, res); f != nil {
+		return f, nil
 	}
 	return nil, sqlerr.WrongArguments.New(c.Fn)
 }
@@ -106,9 +109,12 @@ func (a *countAgg) finalize(mem memory.Allocator, from, to int) arrow.Array {
 }
 func (a *countAgg) memBytes() int64 { return int64(cap(a.n) * 8) }
 
+// anyNulls: some argument row is NULL. An argument of type NULL (a bare
+// NULL literal) is all NULL, though arrow's Null array has no validity
+// bitmap for IsNull to read.
 func anyNulls(args []arrow.Array) bool {
 	for _, a := range args {
-		if a.NullN() > 0 {
+		if a.NullN() > 0 || a.DataType().ID() == arrow.NULL {
 			return true
 		}
 	}
@@ -117,7 +123,7 @@ func anyNulls(args []arrow.Array) bool {
 
 func allValid(args []arrow.Array, i int) bool {
 	for _, a := range args {
-		if a.IsNull(i) {
+		if a.IsNull(i) || a.DataType().ID() == arrow.NULL {
 			return false
 		}
 	}
@@ -415,6 +421,9 @@ func (a *concatAgg) resize(g int) {
 
 func (a *concatAgg) update(gids []int32, args []arrow.Array) {
 	col := args[0]
+	if col.DataType().ID() == arrow.NULL {
+		return
+	}
 	sc, isStr := col.(*array.String)
 	for i, g := range gids {
 		if col.IsNull(i) {

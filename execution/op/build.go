@@ -48,7 +48,8 @@ func Build(env *Env, n *fragment.Node, src *Sources) (Operator, error) {
 		}
 		reqs := make([]storage.ScanRequest, len(tablets))
 		for i, t := range tablets {
-			reqs[i] = storage.ScanRequest{Tablet: t.Tablet, Version: t.Version, Columns: s.Columns, Ranges: s.Ranges, BatchRows: src.BatchRows}
+			reqs[i] = storage.ScanRequest{Tablet: t.Tablet, Version: t.Version, Columns: s.Columns, Ranges: s.Ranges, BatchRows: src.BatchRows,
+				SchemaVersion: s.SchemaVersion}
 		}
 		read := n.Output
 		if s.Keep != nil {

@@ -103,7 +103,14 @@ func NewWindow(env *Env, child Operator, spec WindowSpec) (*Window, error) {
 	for i, c := range spec.Calls {
 		fn := strings.ToLower(c.Fn)
 		switch fn {
-		case "row_number", "rank", "dense_rank", "first_value", "last_value", "count", "sum", "avg", "min", "max":
+		case "row_number", "rank", "dense_rank", "first_value", "last_value", "count", "sum", "avg", "min", "max",
+			"percent_rank", "cume_dist":
+		case "ntile":
+			k, ok := c.Args[0].(*expr.Const)
+			if len(c.Args) != 1 || !ok || k.Val.Null || !k.Val.T.IsInteger() || k.Val.I <= 0 {
+				return nil, sqlerr.WrongArguments.New("NTILE")
+			}
+			w.offsets[i] = k.Val.I
 		case "lag", "lead":
 			w.offsets[i] = 1
 			if len(c.Args) > 1 {
@@ -303,6 +310,35 @@ func (w *Window) call(ci int, c WindowCall, args []arrow.Array, n int, peerStart
 			}
 		}
 		return buildInts(mem, types.BigIntT, vals, nil), nil
+	case "ntile":
+		// n rows into k buckets: the first n%k buckets get one row more.
+		k := w.offsets[ci]
+		vals := make([]int64, n)
+		q, r := int64(n)/k, int64(n)%k
+		for i := range vals {
+			j := int64(i)
+			if j < r*(q+1) {
+				vals[i] = j/(q+1) + 1
+			} else {
+				vals[i] = (j-r*(q+1))/q + r + 1
+			}
+		}
+		return buildInts(mem, types.BigIntT, vals, nil), nil
+	case "percent_rank", "cume_dist":
+		b := array.NewFloat64Builder(mem)
+		defer b.Release()
+		b.Reserve(n)
+		for i := 0; i < n; i++ {
+			switch {
+			case fn == "cume_dist":
+				b.UnsafeAppend(float64(peerEnd[i]+1) / float64(n))
+			case n == 1:
+				b.UnsafeAppend(0)
+			default:
+				b.UnsafeAppend(float64(peerStart[i]) / float64(n-1))
+			}
+		}
+		return b.NewArray(), nil
 	case "lag", "lead":
 		off := w.offsets[ci]
 		if fn == "lag" {
@@ -335,12 +371,50 @@ func (w *Window) call(ci int, c WindowCall, args []arrow.Array, n int, peerStart
 	switch fn {
 	case "first_value", "last_value":
 		idx := make([]int32, n)
+		ignoreNulls := false
+		if len(c.Args) > 1 {
+			if k, ok := c.Args[1].(*expr.Const); ok && !k.Val.Null {
+				ignoreNulls = k.Val.I != 0
+			}
+		}
+		// With ignore_null, the first (last) non-NULL row of the frame:
+		// next[i] is the first non-NULL row at or after i, prev[i] the last
+		// at or before it.
+		var next, prev []int32
+		if ignoreNulls && args[0].NullN() > 0 {
+			next, prev = make([]int32, n+1), make([]int32, n)
+			next[n] = int32(n)
+			for i := n - 1; i >= 0; i-- {
+				next[i] = next[i+1]
+				if args[0].IsValid(i) {
+					next[i] = int32(i)
+				}
+			}
+			for i := 0; i < n; i++ {
+				switch {
+				case args[0].IsValid(i):
+					prev[i] = int32(i)
+				case i > 0:
+					prev[i] = prev[i-1]
+				default:
+					prev[i] = -1
+				}
+			}
+		}
 		for i := range idx {
 			switch {
 			case lo[i] > hi[i]:
 				idx[i] = -1
+			case fn == "first_value" && next != nil:
+				if idx[i] = next[lo[i]]; idx[i] > hi[i] {
+					idx[i] = -1
+				}
 			case fn == "first_value":
 				idx[i] = lo[i]
+			case prev != nil:
+				if idx[i] = prev[hi[i]]; idx[i] < lo[i] {
+					idx[i] = -1
+				}
 			default:
 				idx[i] = hi[i]
 			}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -43,6 +44,29 @@ func ServerOptions() []grpc.ServerOption {
 type Client struct {
 	Addr string
 	fc   flight.Client
+	// mu orders starting calls before Close: arrow-go's Close clears the
+	// client a call reads, so a call racing a Close (a load aborting while
+	// the server shuts down) would dereference nil. closed makes those
+	// calls fail cleanly instead.
+	mu     sync.RWMutex
+	closed bool
+}
+
+// errClosed is a call on a closed connection.
+func (c *Client) errClosed() error {
+	return fmt.Errorf("the connection to backend %s is closed", c.Addr)
+}
+
+// start runs open (which begins a call on the flight client) unless the
+// connection is closed.
+func start[T any](c *Client, open func(flight.Client) (T, error)) (T, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closed {
+		var zero T
+		return zero, c.errClosed()
+	}
+	return open(c.fc)
 }
 
 // Dial connects to a backend at addr (host:port), presenting the cluster
@@ -70,7 +94,15 @@ func Dial(addr, token string) (*Client, error) {
 }
 
 // Close closes the connection.
-func (c *Client) Close() error { return c.fc.Close() }
+func (c *Client) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	return c.fc.Close()
+}
 
 // Do runs one action with a JSON request and decodes the JSON response into resp (may be nil).
 func (c *Client) Do(ctx context.Context, action string, req, resp any) error {
@@ -78,7 +110,9 @@ func (c *Client) Do(ctx context.Context, action string, req, resp any) error {
 	if err != nil {
 		return err
 	}
-	stream, err := c.fc.DoAction(ctx, &flight.Action{Type: action, Body: body})
+	stream, err := start(c, func(fc flight.Client) (flight.FlightService_DoActionClient, error) {
+		return fc.DoAction(ctx, &flight.Action{Type: action, Body: body})
+	})
 	if err != nil {
 		return FromStatus(err)
 	}
@@ -125,7 +159,7 @@ const loadQueue = 8
 // Load opens a load stream for txn; every batch must have the given schema.
 func (c *Client) Load(ctx context.Context, txn storage.TxnID, schema *arrow.Schema) (*Loader, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	stream, err := c.fc.DoPut(ctx)
+	stream, err := start(c, func(fc flight.Client) (flight.FlightService_DoPutClient, error) { return fc.DoPut(ctx) })
 	if err != nil {
 		cancel()
 		return nil, FromStatus(err)

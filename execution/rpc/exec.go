@@ -30,7 +30,9 @@ func (c *Client) ExecFragment(ctx context.Context, req *ExecFragmentReq) (*Exec,
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	stream, err := c.fc.DoAction(ctx, &flight.Action{Type: ActExecFragment, Body: body})
+	stream, err := start(c, func(fc flight.Client) (flight.FlightService_DoActionClient, error) {
+		return fc.DoAction(ctx, &flight.Action{Type: ActExecFragment, Body: body})
+	})
 	if err != nil {
 		cancel()
 		return nil, FromStatus(err)
@@ -90,7 +92,7 @@ var _ op.Outlet = (*Pusher)(nil)
 // Push opens the exchange stream id to this backend.
 func (c *Client) Push(ctx context.Context, id StreamID, schema *arrow.Schema) (*Pusher, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	stream, err := c.fc.DoPut(ctx)
+	stream, err := start(c, func(fc flight.Client) (flight.FlightService_DoPutClient, error) { return fc.DoPut(ctx) })
 	if err != nil {
 		cancel()
 		return nil, FromStatus(err)
@@ -180,7 +182,9 @@ func (c *Client) Pull(ctx context.Context, id StreamID) (*Stream, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	s, err := c.fc.DoGet(ctx, &flight.Ticket{Ticket: body})
+	s, err := start(c, func(fc flight.Client) (flight.FlightService_DoGetClient, error) {
+		return fc.DoGet(ctx, &flight.Ticket{Ticket: body})
+	})
 	if err != nil {
 		cancel()
 		return nil, FromStatus(err)

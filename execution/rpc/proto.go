@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"github.com/dorisgo/dorisgo/execution/op"
 	"github.com/dorisgo/dorisgo/planner/fragment"
+	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/storage"
 )
 
@@ -21,6 +22,9 @@ const (
 	ActExecFragment = "exec_fragment"
 	ActQueryStatus  = "query_status"
 	ActWriteDelete  = "write_delete"
+	// ActAlterTablet gives tablets a newer schema (CreateTabletReq; a light
+	// schema change, storage.Store.AlterTablet).
+	ActAlterTablet = "alter_tablet"
 )
 
 // CreateTabletReq creates tablets with one schema.
@@ -68,6 +72,11 @@ type PendingResp struct {
 type HeartbeatResp struct {
 	StartTime int64 `json:"start_time"` // unix ms
 	Tablets   int   `json:"tablets"`
+	// DataUsed is the store's bytes on disk; DiskTotal and DiskAvail the
+	// file system's that holds it (0: unknown).
+	DataUsed  int64 `json:"data_used,omitempty"`
+	DiskTotal int64 `json:"disk_total,omitempty"`
+	DiskAvail int64 `json:"disk_avail,omitempty"`
 }
 
 // TabletStatsReq asks for stats of tablets at versions.
@@ -148,6 +157,12 @@ type SinkPlan struct {
 	Buckets     int               `json:"buckets,omitempty"`
 	BucketOwner []int             `json:"bucket_owner,omitempty"`
 	Receivers   []Dest            `json:"receivers"`
+	// Table sink (Kind TableSinkKind): the load transaction the instance
+	// writes under, the target, and the address of every backend holding a
+	// replica it may write.
+	Txn      storage.TxnID                 `json:"txn,omitempty"`
+	Table    *fragment.TableSink           `json:"table,omitempty"`
+	Replicas map[fragment.BackendID]string `json:"replicas,omitempty"`
 }
 
 // Dest is one receiver instance. Pull (the FE's root fragment) means the
@@ -175,6 +190,13 @@ type InstanceReport struct {
 	WallNs    int64                                `json:"wall_ns"`
 	// Tasks is the pipeline tasks the instance ran (1: serial).
 	Tasks int `json:"tasks,omitempty"`
+	// WarnCount counts the instance's warnings (a CAST that gave NULL);
+	// Warnings are the first expr.MaxWarnings of them (SHOW WARNINGS).
+	WarnCount int64          `json:"warn_count,omitempty"`
+	Warnings  []expr.Warning `json:"warnings,omitempty"`
+	// Table is what a table sink instance wrote (its streams closed and
+	// acknowledged by every replica's backend).
+	Table *op.TableSinkStats `json:"table,omitempty"`
 }
 
 // QueryStatusReq asks a backend what it is running for a query (tests, profiles).

@@ -7,7 +7,9 @@ import (
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/dorisgo/dorisgo/planner/logical"
+	"github.com/dorisgo/dorisgo/sql/eval"
 	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
@@ -79,9 +81,23 @@ func (b *Binder) bindAggCall(name string, distinct bool, args []sqlparser.Select
 			xs = append(xs, x)
 		}
 	}
-	if name != "count" && name != "group_concat" && len(xs) != 1 {
-		return nil, sqlerr.WrongParamCount.New(name)
+	if err := expr.AggArity(name, len(xs)); err != nil {
+		return nil, err
 	}
+	for i, x := range xs {
+		if expr.AggConstArg(name, i) && !expr.IsConst(x) {
+			return nil, sqlerr.Doris.New(fmt.Sprintf("%s's argument %d must be a constant", name, i+1))
+		}
+	}
+	if c := expr.AggCanonical(name); (c == "percentile" || c == "percentile_approx") && len(xs) > 1 {
+		if k, ok := xs[1].(*expr.Const); ok && !k.Val.Null {
+			if p := k.Val.Float(); p < 0 || p > 1 {
+				return nil, sqlerr.Doris.New(fmt.Sprintf("%s's level must be in [0, 1], got %v", name, p))
+			}
+		}
+	}
+	display0 := name
+	name = expr.AggCanonical(name)
 	if len(orderBy) > 0 {
 		return nil, sqlerr.NotSupportedYet.New("GROUP_CONCAT(... ORDER BY ...)")
 	}
@@ -115,12 +131,12 @@ func (b *Binder) bindAggCall(name string, distinct bool, args []sqlparser.Select
 	if i, ok := ac.keys[key]; ok {
 		return ac.calls[i].Col.Ref(), nil
 	}
-	display := name + "(" + strings.Join(parts, ", ") + ")"
+	display := display0 + "(" + strings.Join(parts, ", ") + ")"
 	if len(xs) == 0 {
-		display = name + "(*)"
+		display = display0 + "(*)"
 	}
 	if distinct {
-		display = name + "(DISTINCT " + strings.Join(parts, ", ") + ")"
+		display = display0 + "(DISTINCT " + strings.Join(parts, ", ") + ")"
 	}
 	null := name != "count"
 	col := b.newCol("", display, rt, null)
@@ -182,6 +198,9 @@ func (b *Binder) postCheck(x expr.Expr, ac *aggCtx, pos int) (expr.Expr, error) 
 		}
 		return bad == nil
 	})
+	if bad != nil && !b.onlyFullGroupBy() {
+		return b.anyValueOf(out, ac, pre) // sql_mode without ONLY_FULL_GROUP_BY
+	}
 	if bad != nil {
 		name := bad.Name
 		if bad.Table != "" {
@@ -251,6 +270,20 @@ func containsAggExpr(e sqlparser.Expr) bool {
 	return found
 }
 
+// ignoreNullsArgs unwraps first_value/last_value's (x, ignore_null) from the
+// parser's marker call (parser.IgnoreNullsFn).
+func ignoreNullsArgs(exprs sqlparser.SelectExprs) sqlparser.SelectExprs {
+	if len(exprs) != 1 {
+		return exprs
+	}
+	if ae, ok := exprs[0].(*sqlparser.AliasedExpr); ok {
+		if f, ok := ae.Expr.(*sqlparser.FuncExpr); ok && f.Name.Lowered() == parser.IgnoreNullsFn {
+			return f.Exprs
+		}
+	}
+	return exprs
+}
+
 // bindWindowCall binds fn(args) OVER (...) and returns a reference to its output.
 func (b *Binder) bindWindowCall(n *sqlparser.FuncExpr, s *scope) (expr.Expr, error) {
 	wc := b.win
@@ -263,7 +296,11 @@ func (b *Binder) bindWindowCall(n *sqlparser.FuncExpr, s *scope) (expr.Expr, err
 	name := n.Name.Lowered()
 	post := func(x expr.Expr) (expr.Expr, error) { return b.postCheck(x, ac, 1) }
 	call := logical.WindowCall{Fn: name}
-	for _, a := range n.Exprs {
+	exprs := n.Exprs
+	if name == "first_value" || name == "last_value" {
+		exprs = ignoreNullsArgs(exprs)
+	}
+	for _, a := range exprs {
 		ae, ok := a.(*sqlparser.AliasedExpr)
 		if !ok {
 			if name == "count" {
@@ -325,7 +362,32 @@ func windowType(name string, args []expr.Expr) (types.T, bool, error) {
 	switch name {
 	case "row_number", "rank", "dense_rank":
 		return types.BigIntT, false, nil
-	case "lag", "lead", "first_value", "last_value":
+	case "ntile":
+		// NTILE(n): n a positive integer constant.
+		if len(args) != 1 {
+			return types.T{}, false, sqlerr.WrongParamCount.New(name)
+		}
+		if k, ok := args[0].(*expr.Const); !ok || k.Val.Null || !k.Val.T.IsInteger() || k.Val.I <= 0 {
+			return types.T{}, false, sqlerr.Doris.New("Parameter n in ntile(n) should be positive.")
+		}
+		return types.BigIntT, false, nil
+	case "percent_rank", "cume_dist":
+		if len(args) != 0 {
+			return types.T{}, false, sqlerr.WrongParamCount.New(name)
+		}
+		return types.DoubleT, false, nil
+	case "first_value", "last_value":
+		// Doris: first_value(x [, ignore_null]), ignore_null a boolean constant.
+		if len(args) == 0 || len(args) > 2 {
+			return types.T{}, false, sqlerr.WrongParamCount.New(name)
+		}
+		if len(args) == 2 {
+			if k, ok := args[1].(*expr.Const); !ok || k.Val.Null || !(k.Val.T.Kind == types.Boolean || k.Val.T.IsInteger()) {
+				return types.T{}, false, sqlerr.Doris.New("The second parameter of " + name + " must be a constant boolean (ignore nulls)")
+			}
+		}
+		return args[0].Type(), true, nil
+	case "lag", "lead":
 		if len(args) == 0 {
 			return types.T{}, false, sqlerr.WrongParamCount.New(name)
 		}
@@ -398,6 +460,11 @@ func dropDeadCoalesce(x expr.Expr) expr.Expr {
 		first := c.Args[0]
 		if cast, isCast := first.(*expr.Cast); isCast {
 			first = cast.Arg
+			if cast.Nullable() { // a cast that can fail is dead only if its value is not NULL
+				if d, err := eval.EvalConst(&expr.Context{}, cast); err == nil {
+					first = expr.Lit(d)
+				}
+			}
 		}
 		k, ok := first.(*expr.Const)
 		if !ok || k.Val.Null {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/planner/logical"
+	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
@@ -54,6 +55,12 @@ type Context struct {
 	// Ctx is the statement's (query_timeout, KILL, the client hanging up):
 	// binding stops with its error once it is done. Nil: never.
 	Ctx context.Context
+	// Warn collects the warnings of what binding evaluates (a VALUES row's
+	// CAST); nil drops them.
+	Warn *expr.Warnings
+	// LastQueryID is the session's previous statement's query id
+	// (last_query_id(); "" before the first).
+	LastQueryID string
 }
 
 // Binder binds one statement; it allocates the statement's column ids.

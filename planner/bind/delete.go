@@ -39,6 +39,22 @@ type Delete struct {
 	Check logical.Node
 }
 
+// resolveWriteTarget resolves the table a DELETE or UPDATE writes; naming a
+// view answers notTable (Doris's words for the statement).
+func (b *Binder) resolveWriteTarget(tn sqlparser.TableName, notTable string) (string, *catalog.Table, error) {
+	db, t, err := b.resolveTable(tn.DbQualifier.String(), tn.Name.String())
+	if err != nil && sqlerr.As(err).Code == sqlerr.NoSuchTable.Code {
+		vdb := tn.DbQualifier.String()
+		if vdb == "" {
+			vdb = b.ctx.DB
+		}
+		if _, verr := b.ctx.Cat.View(vdb, tn.Name.String()); verr == nil {
+			return "", nil, sqlerr.Doris.New(notTable)
+		}
+	}
+	return db, t, err
+}
+
 // BindDelete binds a single-table DELETE with Doris's rules: a WHERE
 // clause is required; on AGGREGATE and UNIQUE tables the condition is a
 // conjunction of simple predicates (column op literal, IN, IS [NOT] NULL)
@@ -64,17 +80,8 @@ func (b *Binder) BindDelete(n *sqlparser.Delete) (*Delete, error) {
 	if !ok {
 		return nil, sqlerr.NotSupportedYet.New("DELETE from a derived table")
 	}
-	db, t, err := b.resolveTable(tn.DbQualifier.String(), tn.Name.String())
+	db, t, err := b.resolveWriteTarget(tn, "delete command could be only used on olap table")
 	if err != nil {
-		if sqlerr.As(err).Code == sqlerr.NoSuchTable.Code {
-			vdb := tn.DbQualifier.String()
-			if vdb == "" {
-				vdb = b.ctx.DB
-			}
-			if _, verr := b.ctx.Cat.View(vdb, tn.Name.String()); verr == nil {
-				return nil, sqlerr.Doris.New("delete command could be only used on olap table")
-			}
-		}
 		return nil, err
 	}
 	d := &Delete{DB: db, Table: t}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
@@ -141,9 +142,11 @@ func (b *Binder) bindExpr(e sqlparser.Expr, s *scope) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return expr.NewCast(x, t), nil
+		return expr.NewExplicitCast(x, t), nil
 	case *sqlparser.FuncExpr:
 		return b.bindFunc(n, s)
+	case *sqlparser.TimestampFuncExpr, *sqlparser.CharExpr:
+		return b.bindLibFunc(n, s)
 	case *sqlparser.SubstrExpr:
 		var str expr.Expr
 		var err error
@@ -303,6 +306,16 @@ func (b *Binder) bindFunc(n *sqlparser.FuncExpr, s *scope) (expr.Expr, error) {
 	if isAggName(name) {
 		return b.bindAggCall(name, n.Distinct, n.Exprs, nil, nil)
 	}
+	if t, ok := parser.CastFnType(name); ok && len(n.Exprs) == 1 {
+		// CAST(x AS INT) and the other integer targets vitess lacks.
+		if a, isA := n.Exprs[0].(*sqlparser.AliasedExpr); isA {
+			x, err := b.bindExpr(a.Expr, s)
+			if err != nil {
+				return nil, err
+			}
+			return expr.NewExplicitCast(x, t), nil
+		}
+	}
 	switch name {
 	case "grouping", "grouping_id":
 		return b.bindGroupingFunc(n, name)
@@ -317,6 +330,15 @@ func (b *Binder) bindFunc(n *sqlparser.FuncExpr, s *scope) (expr.Expr, error) {
 		return expr.Lit(types.StringDatum(b.ctx.User + "@%")), nil
 	case "connection_id":
 		return expr.Lit(types.IntDatum(int64(b.ctx.ConnID))), nil
+	case "last_query_id":
+		if b.ctx.LastQueryID == "" {
+			return expr.Lit(types.NullDatum(types.VarcharT(64))), nil
+		}
+		return expr.Lit(types.StringDatum(b.ctx.LastQueryID)), nil
+	case "now", "current_timestamp", "localtime", "localtimestamp", "sysdate", "curdate", "current_date", "curtime", "current_time":
+		if c, ok := b.clock(name, n.Exprs, s); ok {
+			return c, nil
+		}
 	case "last_insert_id", "found_rows", "row_count":
 		return expr.Lit(types.IntDatum(0)), nil
 	}
@@ -341,7 +363,7 @@ func (b *Binder) bindFunc(n *sqlparser.FuncExpr, s *scope) (expr.Expr, error) {
 		}
 		args = append(args, x)
 	}
-	return expr.NewCall(name, args...)
+	return b.zoneCall(name, args)
 }
 
 func (b *Binder) bindColName(n *sqlparser.ColName, s *scope) (expr.Expr, error) {
@@ -508,7 +530,9 @@ func convertType(ct *sqlparser.ConvertType) (types.T, error) {
 			return types.T{}, sqlerr.ParseError.New(fmt.Sprintf("Too big precision %d specified. Maximum is 38.", p))
 		}
 		return types.DecimalT(p, s), nil
-	case "char", "nchar", "varchar", "binary", "text", "string", "json":
+	case "json", "jsonb":
+		return types.JSONT, nil
+	case "char", "nchar", "varchar", "binary", "text", "string":
 		if ct.Length != nil {
 			return types.VarcharT(atoi(ct.Length, 0)), nil
 		}

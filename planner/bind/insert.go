@@ -115,33 +115,39 @@ func (b *Binder) BindInsert(ins *sqlparser.Insert) (*Insert, error) {
 		if err != nil {
 			return nil, err
 		}
-		qc := q.Plan.Columns()
-		if len(qc) != n {
+		if len(q.Plan.Columns()) != n {
 			return nil, sqlerr.WrongValueCount.New(1)
 		}
-		exprs := make([]expr.Expr, len(t.Columns))
-		pcols := make([]logical.Column, len(t.Columns))
-		for ci, c := range t.Columns {
-			if target[ci] < 0 {
-				exprs[ci] = defaults[ci]
-			} else {
-				exprs[ci] = qc[target[ci]].Ref()
-			}
-			// The source keeps its own types; the load gate converts strictly.
-			pcols[ci] = b.newCol(t.Name, c.Name, exprs[ci].Type(), exprs[ci].Nullable())
-		}
-		out.Source = &logical.Project{Input: q.Plan, Exprs: exprs, Cols: pcols}
+		out.Source = b.projectToTable(t, q.Plan, target, defaults)
 	default:
 		return nil, sqlerr.NotSupportedYet.New("this INSERT form")
 	}
 	return out, nil
 }
 
+// projectToTable maps a query's columns onto t's columns in schema order:
+// column i takes query column target[i], or defaults[i] when that is -1.
+// The source keeps its own types; the load gate converts strictly.
+func (b *Binder) projectToTable(t *catalog.Table, q logical.Node, target []int, defaults []expr.Expr) logical.Node {
+	qc := q.Columns()
+	exprs := make([]expr.Expr, len(t.Columns))
+	pcols := make([]logical.Column, len(t.Columns))
+	for ci, c := range t.Columns {
+		if target[ci] < 0 {
+			exprs[ci] = defaults[ci]
+		} else {
+			exprs[ci] = qc[target[ci]].Ref()
+		}
+		pcols[ci] = b.newCol(t.Name, c.Name, exprs[ci].Type(), exprs[ci].Nullable())
+	}
+	return &logical.Project{Input: q, Exprs: exprs, Cols: pcols}
+}
+
 // storeConst evaluates a VALUES item and converts it to column c's type
 // with the load path's strict rules: a value that does not fit is an error
 // (1366, 1292, 1264, 1406), never stored mangled.
 func storeConst(ctx *Context, x expr.Expr, c catalog.Column, row int) (expr.Expr, error) {
-	d, err := eval.EvalConst(&expr.Context{Now: ctx.Now}, x)
+	d, err := eval.EvalConst(&expr.Context{Now: ctx.Now, Warn: ctx.Warn}, x)
 	if err != nil {
 		return nil, err
 	}

@@ -395,7 +395,7 @@ func exprName(n *sqlparser.AliasedExpr) string {
 		return c.Name.String()
 	}
 	if n.InputExpression != "" {
-		return n.InputExpression
+		return parser.RestoreCasts(n.InputExpression)
 	}
 	return sqlparser.String(n.Expr)
 }

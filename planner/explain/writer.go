@@ -63,6 +63,9 @@ type Fragment struct {
 	Root          Node
 	// Notes are extra verbose lines after the sink (e.g. instances).
 	Notes []string
+	// TableSink, when set, replaces RESULT SINK: the OLAP TABLE SINK's
+	// lines (its header first).
+	TableSink []string
 }
 
 // Doris prints fragments in DORIS-PLANNING.md §3's format (lines right-trimmed).
@@ -77,7 +80,12 @@ func Doris(frags []Fragment, mode Mode) []string {
 		add(" OUTPUT EXPRS:" + strings.Join(f.OutputExprs, " | "))
 		add("  PARTITION: " + f.Partition)
 		add("")
-		if f.ExchangeID < 0 {
+		if len(f.TableSink) > 0 {
+			add("  " + f.TableSink[0])
+			for _, l := range f.TableSink[1:] {
+				add("    " + l)
+			}
+		} else if f.ExchangeID < 0 {
 			add("  RESULT SINK")
 		} else {
 			add("  STREAM DATA SINK")

@@ -46,6 +46,7 @@ const (
 	StreamHash                       // HASH_PARTITIONED on Keys (execution hash)
 	StreamBucketHash                 // BUCKET_SHFFULE_HASH_PARTITIONED: storage bucket of Keys
 	StreamRandom                     // RANDOM
+	TableSinkKind                    // OLAP TABLE SINK: rows written into Sink.Table's tablets
 )
 
 // Sink is a fragment's output.
@@ -54,6 +55,9 @@ type Sink struct {
 	ExchangeID NodeID   `json:"exchange_id,omitempty"`
 	Keys       []Ex     `json:"keys,omitempty"`
 	Buckets    int      `json:"buckets,omitempty"` // StreamBucketHash: the anchor's bucket count
+	// Table is TableSinkKind's target (the root fragment of INSERT … SELECT,
+	// INSERT OVERWRITE and CREATE TABLE … AS SELECT, run on the backends).
+	Table *TableSink `json:"table,omitempty"`
 }
 
 // Fragment is a pipeline of nodes run as one or more instances.
@@ -153,6 +157,9 @@ type ScanSpec struct {
 	// ones); nil: the scan outputs what it reads.
 	Keep []int          `json:"keep,omitempty"`
 	Read []types.Column `json:"read,omitempty"`
+	// SchemaVersion is the table's schema version Columns index into; a
+	// tablet at another version (an ALTER TABLE meanwhile) refuses the scan.
+	SchemaVersion int64 `json:"schema_version,omitempty"`
 }
 
 // FilterSpec keeps rows where every conjunct is TRUE.

@@ -1,7 +1,6 @@
 package physical
 
 import (
-	"errors"
 	"math"
 
 	"github.com/dorisgo/dorisgo/catalog"
@@ -12,10 +11,6 @@ import (
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
-
-// ErrNotDistributable: the plan holds an operator the distributed planner
-// does not place yet (correlated Apply); callers fall back to Plan.
-var ErrNotDistributable = errors.New("physical: plan is not distributable")
 
 // distPlanner holds one statement's distributed planning state.
 type distPlanner struct {
@@ -34,6 +29,9 @@ type distPlanner struct {
 	rfTarget map[fragment.NodeID][]fragment.RFTarget
 	// exprKeys are the ids of expression keys (keyIDs), by fingerprint.
 	exprKeys map[string]logical.ColumnID
+	// outer are the outer columns of the Apply subqueries being built
+	// (innermost last).
+	outer []map[logical.ColumnID]bool
 }
 
 // noteRuntimeFilters records plan's runtime filters for EXPLAIN.
@@ -76,6 +74,17 @@ func (d *distPlanner) build(n logical.Node) (*pnode, error) {
 	if err := d.ctx.cancelled(); err != nil {
 		return nil, err
 	}
+	pn, err := d.buildOp(n)
+	if err != nil {
+		return nil, err
+	}
+	if _, scanFilter := n.(*logical.Filter); !scanFilter || pn.op != opScan {
+		d.markParams(pn, n)
+	}
+	return pn, nil
+}
+
+func (d *distPlanner) buildOp(n logical.Node) (*pnode, error) {
 	switch x := n.(type) {
 	case *logical.Scan:
 		return d.buildScan(x, nil)
@@ -181,7 +190,7 @@ func (d *distPlanner) build(n logical.Node) (*pnode, error) {
 	case *logical.Repeat:
 		return d.buildRepeat(x)
 	case *logical.Apply:
-		return nil, ErrNotDistributable
+		return d.buildApply(x)
 	case *logical.TableFunc:
 		// Generated in one instance (Doris's default backend_num=1); a
 		// non-OLAP scan has no row estimate (DORIS-PLANNING.md §2 Stats).
@@ -207,8 +216,24 @@ func addRows(a, b int64) int64 {
 }
 
 func (d *distPlanner) buildScan(s *logical.Scan, conds []expr.Expr) (*pnode, error) {
+	all := append(append([]expr.Expr{}, s.Filters...), conds...)
+	own, outer := d.splitParams(all)
+	if len(outer) > 0 {
+		// Conditions on an Apply's outer row filter above the scan, in
+		// the row's instance; the scan keeps its own.
+		sc, err := d.buildScanOnly(s, own)
+		if err != nil {
+			return nil, err
+		}
+		return d.visible(&pnode{op: opFilter, children: []*pnode{sc}, cols: sc.cols, conds: outer, params: true,
+			rows: filtered(sc.rows, len(outer)), width: sc.width}), nil
+	}
+	return d.buildScanOnly(s, own)
+}
+
+func (d *distPlanner) buildScanOnly(s *logical.Scan, conds []expr.Expr) (*pnode, error) {
 	t := s.Table
-	so := &scanOp{ls: s, conds: append(append([]expr.Expr{}, s.Filters...), conds...)}
+	so := &scanOp{ls: s, conds: conds}
 	var rows int64
 	bes := map[fragment.BackendID]bool{}
 	buckets := selectedBuckets(t, s, so.conds)

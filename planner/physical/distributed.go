@@ -26,8 +26,15 @@ type Distributed struct {
 // order, per-join distribution (colocate → bucket shuffle → broadcast →
 // partitioned), two-phase aggregation, merging sorts; EnforceDistribution
 // inserts the exchanges and the plan is cut into fragments at them. out
-// names the result columns. ErrNotDistributable: use Plan.
+// names the result columns. Correlated subqueries the binder could not
+// decorrelate plan as Apply (apply.go).
 func PlanDistributed(ctx *Context, root logical.Node, out []types.Column) (*Distributed, error) {
+	return planDistributed(ctx, root, out, nil)
+}
+
+// planDistributed plans root; with a table sink the root fragment ends in
+// it (OLAP TABLE SINK) instead of the result sink.
+func planDistributed(ctx *Context, root logical.Node, out []types.Column, sink *tableSinkOp) (*Distributed, error) {
 	root, err := logical.Optimize(ctx.Ctx, root)
 	if err != nil {
 		return nil, err
@@ -51,13 +58,17 @@ func PlanDistributed(ctx *Context, root logical.Node, out []types.Column) (*Dist
 		return nil, err
 	}
 	n = d.EnforceDistribution(n)
-	if d.rootInstances(n) > 1 {
+	switch {
+	case sink != nil:
+		n = d.requireSink(n, sink)
+	case d.rootInstances(n) > 1:
 		n = d.require(n, sideReq{req: props.Required{Kind: props.ReqSingle}})
 	}
 	if !d.checkEdges(n) {
 		return nil, sqlerr.Assertf("physical: an exchange does not deliver what its parent requires")
 	}
 	frags := d.cut(n)
+	frags[0].table = sink
 	d.planLocal(frags)
 	plan, err := d.emit(frags, out)
 	if err != nil {
@@ -118,7 +129,9 @@ func (p *Distributed) Explain(mode explain.Mode) []string {
 	var frags []explain.Fragment
 	for _, f := range p.frags {
 		ef := explain.Fragment{ID: int(f.id), ExchangeID: -1, Root: visibleNode(f.root)}
-		if f.sink == nil {
+		if f.table != nil {
+			ef.TableSink = p.d.tableSinkLines(f)
+		} else if f.sink == nil {
 			for _, c := range f.root.cols {
 				ef.OutputExprs = append(ef.OutputExprs, p.d.show(c.Ref()))
 			}

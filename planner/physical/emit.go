@@ -28,6 +28,9 @@ func (d *distPlanner) emit(frags []*pfrag, out []types.Column) (*fragment.Plan, 
 			ff.SinkLocal = &le
 		}
 		ff.Partition, ff.PartKeys = d.partition(p, f)
+		if f.table != nil {
+			ff.Sink = fragment.Sink{Kind: fragment.TableSinkKind, Table: f.table.spec}
+		}
 		if x := f.sink; x != nil {
 			ff.Sink.ExchangeID = x.id
 			switch x.exch.req.Kind {
@@ -133,6 +136,9 @@ func (d *distPlanner) emitNode(p *planner, n *pnode) (*fragment.Node, error) {
 		}
 		return d.withID(x, n), nil
 	}
+	if n.op == opApply {
+		return d.emitApply(p, n)
+	}
 	var kids []*fragment.Node
 	for _, c := range n.children {
 		k, err := d.emitNode(p, c)
@@ -151,7 +157,7 @@ func (d *distPlanner) emitNode(p *planner, n *pnode) (*fragment.Node, error) {
 			return nil, err
 		}
 		t := so.ls.Table
-		spec := &fragment.ScanSpec{DB: so.ls.DB, Table: t.Name, TableID: int64(t.ID), Columns: so.ls.Ords,
+		spec := &fragment.ScanSpec{DB: so.ls.DB, Table: t.Name, TableID: int64(t.ID), Columns: so.ls.Ords, SchemaVersion: t.SchemaVersion,
 			Conjuncts: fragment.Exs(conds), Tablets: so.tablets, Partitions: so.parts, TotalParts: len(t.Partitions)}
 		for _, part := range t.Partitions {
 			spec.TotalTablets += len(part.Tablets)

@@ -21,6 +21,13 @@ func (d *distPlanner) EnforceDistribution(n *pnode) *pnode {
 	for i, c := range n.children {
 		n.children[i] = d.EnforceDistribution(c)
 	}
+	if n.params || n.op == opApply {
+		d.enforceSingle(n)
+		if n.op == opAgg {
+			n.agg.phase = fragment.AggUpdateFinalize
+		}
+		return n
+	}
 	switch n.op {
 	case opScan, opValues, opTableFunc:
 		// delivered set when built
@@ -140,28 +147,22 @@ func (d *distPlanner) mergingExchange(n *pnode) *pnode {
 	return x
 }
 
-// splittable: the call has a partial (serialize) and a merge phase.
+// splittable: the call has a partial (serialize) and a merge phase
+// (expr.AggSplittable; DISTINCT never).
 func splittable(a logical.AggCall) bool {
-	if a.Distinct {
+	if a.Distinct || !expr.AggSplittable(a.Fn) {
 		return false
 	}
-	switch a.Fn {
-	case "count", "sum", "min", "max", "any_value":
-		return true
-	case "avg":
-		_, err := expr.AggStateTypes(a.Fn, argType(a), false)
-		return err == nil
-	}
-	return false
+	_, err := expr.AggStateTypes(a.Fn, argType(a), false)
+	return err == nil
 }
 
-// partialTypes are the columns a split call's partial state takes: its
-// result type, or for AVG its sum and count (expr.AggStateTypes).
+// partialTypes are the columns a split call's partial state takes
+// (expr.AggStateTypes: the result type, or AVG's sum and count, the
+// statistics' moments, a sketch).
 func partialTypes(c logical.AggCall) []types.T {
-	if c.Fn == "avg" {
-		if ts, err := expr.AggStateTypes(c.Fn, argType(c), false); err == nil {
-			return ts
-		}
+	if ts, err := expr.AggStateTypes(c.Fn, argType(c), false); err == nil {
+		return ts
 	}
 	return []types.T{c.Col.T}
 }

@@ -30,6 +30,12 @@ func (d *distPlanner) showAll(es []expr.Expr) string {
 }
 
 func (d *distPlanner) sinkText(x *pnode) string {
+	if x.exch.tabletSink {
+		if len(x.exch.keys) == 0 {
+			return "TABLET_SINK_SHUFFLE_PARTITIONED"
+		}
+		return "TABLET_SINK_SHUFFLE_PARTITIONED: " + d.showAll(x.exch.keys)
+	}
 	switch x.exch.req.Kind {
 	case props.ReqHash:
 		return "HASH_PARTITIONED: " + d.showAll(x.exch.keys)
@@ -85,6 +91,8 @@ var aggPhaseNames = [...]string{"update finalize", "update serialize", "merge fi
 var distNames = map[fragment.Distribution]string{fragment.DistBroadcast: "BROADCAST", fragment.DistPartitioned: "PARTITIONED",
 	fragment.DistBucketShuffle: "BUCKET_SHUFFLE", fragment.DistColocate: "COLOCATE"}
 
+var applyKindNames = [...]string{logical.ApplyScalar: "SCALAR", logical.ApplyExists: "EXISTS", logical.ApplyIn: "IN"}
+
 // Label implements explain.Node.
 func (n *pnode) Label() string {
 	switch n.op {
@@ -116,6 +124,8 @@ func (n *pnode) Label() string {
 		return "ANALYTIC"
 	case opRepeat:
 		return "REPEAT_NODE"
+	case opApply:
+		return "APPLY"
 	case opExchange:
 		if n.exch.merge {
 			return "MERGING-EXCHANGE"
@@ -224,6 +234,13 @@ func (n *pnode) Explain(w *explain.Writer) {
 		}
 	case opRepeat:
 		n.explainRepeat(w)
+	case opApply:
+		a := n.apply
+		w.Attr("subquery: %s (per outer row, right input)", applyKindNames[a.Kind])
+		if a.Probe != nil {
+			w.Attr("probe: %s", d.show(a.Probe))
+		}
+		w.Attr("cardinality=%d", n.rows)
 	case opExchange:
 		x := n.exch
 		if x.merge {

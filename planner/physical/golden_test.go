@@ -192,6 +192,18 @@ func (e *env) plan(sql string, vars physical.Vars) (*physical.Distributed, logic
 	if !ok {
 		return nil, nil, fmt.Errorf("not a query")
 	}
+	if n, ok := v.AST.(*sqlparser.Insert); ok {
+		ins, err := bind.New(&bind.Context{Cat: e.cat, DB: e.db, Now: time.Now(), Hints: v.Hints}).BindInsert(n)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, sv := range v.Hints.SetVars {
+			vars.Set(sv.Name, sv.Value)
+		}
+		p, err := physical.PlanInsert(&physical.Context{Cat: e.cat, Vars: vars, Spark: v.Hints.Spark, Cores: 2}, ins.Source,
+			physical.InsertTarget{DB: ins.DB, Table: ins.Table, Overwrite: v.Overwrite})
+		return p, ins.Source, err
+	}
 	sel, ok := v.AST.(sqlparser.SelectStatement)
 	if !ok {
 		return nil, nil, fmt.Errorf("not a query")

@@ -234,19 +234,7 @@ func (c *stopAfter) Err() error {
 // again at every level above it: 2^depth).
 func TestNestedSubqueriesPlan(t *testing.T) {
 	e := hostileEnv(t)
-	_, err := e.planCtx(context.Background(), hostileSQL("nestedin", 199))
-	if err != nil && !errors.Is(err, physical.ErrNotDistributable) {
-		t.Fatal(err)
-	}
-	st, err := parser.ParseOne(hostileSQL("nestedin", 199))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := bind.New(&bind.Context{Cat: e.cat, DB: e.db, Now: time.Now()}).BindSelect(st.(*parser.Vitess).AST.(sqlparser.SelectStatement))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := physical.Plan(q.Plan, []types.Column{{Name: "count(*)", Type: types.BigIntT}}); err != nil {
+	if _, err := e.planCtx(context.Background(), hostileSQL("nestedin", 199)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -279,8 +267,8 @@ func TestPlanningObeysContext(t *testing.T) {
 		t.Errorf("physical planning: %v, want context.Canceled", err)
 	}
 	// The logical rewrites ask too: pushing a conjunct per table down a
-	// 1,000-table chain stops where it is, and so does the single-root
-	// planner (the one that runs correlated subqueries by Apply).
+	// 1,000-table chain stops where it is, and so does the physical
+	// planner past them.
 	st, _ = parser.ParseOne(hostileSQL("chainwhere", 1000))
 	q, err = bind.New(&bind.Context{Cat: e.cat, DB: e.db, Now: time.Now()}).BindSelect(st.(*parser.Vitess).AST.(sqlparser.SelectStatement))
 	if err != nil {
@@ -295,9 +283,10 @@ func TestPlanningObeysContext(t *testing.T) {
 		t.Errorf("the rewrites asked the context fewer than 500 times")
 	}
 	ctx = &stopAfter{Context: context.Background()}
-	ctx.n.Store(5000) // past the rewrites (about 4,000 asks), in the lowering
-	if _, err := physical.PlanCtx(ctx, q.Plan, []types.Column{{Name: "count(*)", Type: types.BigIntT}}); !errors.Is(err, context.Canceled) {
-		t.Errorf("single-root planning: %v, want context.Canceled", err)
+	ctx.n.Store(5000) // past the rewrites (about 4,000 asks), in the physical planner
+	if _, err := physical.PlanDistributed(&physical.Context{Cat: e.cat, Vars: e.vars, Cores: 2, Ctx: ctx}, q.Plan,
+		[]types.Column{{Name: "count(*)", Type: types.BigIntT}}); !errors.Is(err, context.Canceled) {
+		t.Errorf("physical planning past the rewrites: %v, want context.Canceled", err)
 	}
 }
 
@@ -313,9 +302,6 @@ func BenchmarkPlanHostile(b *testing.B) {
 		b.Run(fmt.Sprintf("%s-%d", c.kind, c.n), func(b *testing.B) {
 			for b.Loop() {
 				p, err := e.planCtx(context.Background(), sql)
-				if errors.Is(err, physical.ErrNotDistributable) {
-					continue // planned on the FE (Apply)
-				}
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -268,6 +268,11 @@ func (lp *localPlanner) walk(n *pnode) localState {
 		return localState{src: upRandomScan}
 	case opValues, opTableFunc:
 		return localState{src: upOther}
+	case opApply:
+		// The subquery is rebuilt per outer row in one task: no local
+		// exchanges in it.
+		lp.walk(n.children[0])
+		return localState{src: upOther}
 	}
 	in := make([]localState, len(n.children))
 	for i, c := range n.children {

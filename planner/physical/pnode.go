@@ -26,14 +26,18 @@ const (
 	opRepeat // grouping sets (repeat.go)
 	opExchange
 	opTableFunc // a table-valued function (numbers): one instance, not OLAP
+	opApply     // a correlated subquery per outer row (apply.go): children outer, subquery
 )
 
 // pnode is one operator of the distributed physical plan. Only
 // EnforceDistribution creates opExchange nodes and merge aggregations.
 type pnode struct {
-	op       op
-	id       fragment.NodeID
-	hidden   bool // not an EXPLAIN node (projections, bare limits)
+	op     op
+	id     fragment.NodeID
+	hidden bool // not an EXPLAIN node (projections, bare limits)
+	// params: the operator reads an enclosing Apply's outer row, so it
+	// runs in that row's instance (apply.go).
+	params   bool
 	children []*pnode
 	cols     []logical.Column
 	rows     int64   // estimated cardinality, -1 unknown
@@ -55,6 +59,7 @@ type pnode struct {
 	window *logical.Window
 	repeat *logical.Repeat
 	tfunc  *logical.TableFunc
+	apply  *logical.Apply
 	exch   *exchOp
 	// exchLimit is a LIMIT directly above an exchange (EXPLAIN prints it there).
 	exchLimit *pnode
@@ -98,6 +103,9 @@ type exchOp struct {
 	// offset/limit applied by a merging exchange.
 	offset, limit int64
 	buckets       int
+	// tabletSink: the exchange feeding an OLAP TABLE SINK, hashed by the
+	// target table's distribution (Doris's TABLET_SINK_SHUFFLE_PARTITIONED).
+	tabletSink bool
 }
 
 // pfrag is a fragment while cutting.
@@ -105,7 +113,9 @@ type pfrag struct {
 	root  *pnode
 	touch int
 	id    fragment.FragmentID
-	sink  *pnode // the exchange reading this fragment (nil: result sink)
+	sink  *pnode // the exchange reading this fragment (nil: result or table sink)
+	// table is the root fragment's OLAP TABLE SINK (INSERT … SELECT).
+	table *tableSinkOp
 	// tasks > 1: local exchanges were planned; sinkLocal sits before the sink.
 	tasks     int
 	sinkLocal *localDecision

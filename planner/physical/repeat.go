@@ -61,18 +61,6 @@ func (d *distPlanner) emitRepeat(p *planner, n *pnode, kids []*fragment.Node) (*
 	return d.withID(p.node(fragment.KindRepeat, logical.TypedColumns(n.cols), kids, func(f *fragment.Node) { f.Repeat = spec }), n), nil
 }
 
-func (p *planner) lowerRepeat(x *logical.Repeat) (*fragment.Node, error) {
-	child, err := p.lower(x.Input)
-	if err != nil {
-		return nil, err
-	}
-	spec, err := repeatSpec(x, x.Input.Columns())
-	if err != nil {
-		return nil, err
-	}
-	return p.node(fragment.KindRepeat, logical.TypedColumns(x.Columns()), one(child), func(f *fragment.Node) { f.Repeat = spec }), nil
-}
-
 // explainRepeat prints the node as Doris does: the sets as key slot lists.
 func (n *pnode) explainRepeat(w *explain.Writer) {
 	x := n.repeat

@@ -37,7 +37,11 @@ func (p *Distributed) trino() []string {
 	var frags []explain.TrinoFragment
 	for _, f := range p.frags {
 		tf := explain.TrinoFragment{ID: int(f.id), Kind: v.kind(f), OutputLayout: v.names(v.layout(f.root)), Root: v.node(f.root)}
-		if f.sink == nil {
+		if f.table != nil {
+			tf.Partitioning = "SINGLE []"
+			tf.Root = &explain.TrinoNode{Header: "TableWriter[dorisgo:" + f.table.spec.DB + "." + f.table.spec.Table + "]",
+				Details: []string{v.layoutLine(f.root)}, Children: []*explain.TrinoNode{tf.Root}}
+		} else if f.sink == nil {
 			tf.Partitioning = "SINGLE []"
 			tf.Root = v.output(f.root, tf.Root)
 		} else {
@@ -127,6 +131,8 @@ func (v *trinoView) symbols() {
 			for _, c := range n.cols {
 				v.alloc(c.ID, c.Name)
 			}
+		case opApply:
+			v.alloc(n.apply.Col.ID, n.apply.Col.Name)
 		}
 	}
 }
@@ -174,6 +180,10 @@ func (n *pnode) refs() []expr.Expr {
 		}
 	case opRepeat:
 		out = repeatRefs(n.repeat)
+	case opApply:
+		if n.apply.Probe != nil {
+			out = append(out, n.apply.Probe)
+		}
 	case opExchange:
 		out = append(out, n.exch.keys...)
 		for _, k := range n.exch.sort {
@@ -407,6 +417,8 @@ func (v *trinoView) node(n *pnode) *explain.TrinoNode {
 		t.Header = "TableFunction[" + tableFuncText(n.tfunc) + "]"
 	case opRepeat:
 		t.Header = v.groupID(n)
+	case opApply:
+		t.Header = "Apply[" + strings.ToLower(applyKindNames[n.apply.Kind]) + "]"
 	case opJoin:
 		v.join(n, t)
 	case opAgg:

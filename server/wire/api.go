@@ -140,6 +140,14 @@ type StatusReporter interface {
 	ServerStatus() uint16
 }
 
+// WarningReporter is optionally implemented by a Session: the warning
+// count of every OK and closing EOF of a result comes from it (the running
+// statement's warnings, which SHOW WARNINGS then lists), unless the OK
+// sets its own.
+type WarningReporter interface {
+	StatementWarnings() uint16
+}
+
 // The status flags a StatusReporter reports.
 const (
 	StatusInTrans    = mysql.SERVER_STATUS_IN_TRANS

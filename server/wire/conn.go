@@ -90,11 +90,20 @@ func (c *conn) sendOK(ok OK) error {
 
 // sendEnd closes a result set (or a metadata block that needs a
 // terminator): EOF, or OK with the EOF header under CLIENT_DEPRECATE_EOF.
-func (c *conn) sendEnd(status uint16) error {
+func (c *conn) sendEnd(status, warnings uint16) error {
 	if c.deprecateEOF() {
-		return c.send(appendOK(c.begin(), mysql.EOF_HEADER, OK{}, status))
+		return c.send(appendOK(c.begin(), mysql.EOF_HEADER, OK{Warnings: warnings}, status))
 	}
-	return c.send(appendEOF(c.begin(), 0, status))
+	return c.send(appendEOF(c.begin(), warnings, status))
+}
+
+// statementWarnings is the running statement's warning count (0 when the
+// session does not report one).
+func (c *conn) statementWarnings() uint16 {
+	if r, ok := c.sess.(WarningReporter); ok {
+		return r.StatementWarnings()
+	}
+	return 0
 }
 
 // sendErr writes err as ERR, keeping its code through wrapping (item 5).
@@ -305,7 +314,7 @@ func (c *conn) fieldList(ctx context.Context, body []byte) {
 			return
 		}
 	}
-	_ = c.sendEnd(c.serverStatus())
+	_ = c.sendEnd(c.serverStatus(), 0)
 }
 
 // setOption handles COM_SET_OPTION: 0 enables, 1 disables multi-statements.
@@ -323,7 +332,7 @@ func (c *conn) setOption(body []byte) {
 		_ = c.sendErr(sqlerr.UnknownCommand.New())
 		return
 	}
-	_ = c.sendEnd(c.serverStatus())
+	_ = c.sendEnd(c.serverStatus(), 0)
 }
 
 // hostOnly strips the port from an address.

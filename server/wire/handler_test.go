@@ -57,7 +57,10 @@ type testSession struct {
 	h    *testHandler
 	info ConnInfo
 	db   string
+	warn uint16 // the running statement's warnings (WarningReporter)
 }
+
+func (s *testSession) StatementWarnings() uint16 { return s.warn }
 
 func (s *testSession) InitDB(ctx context.Context, db string) error {
 	if db != "db1" && db != "db2" {
@@ -156,7 +159,17 @@ func typeRows() [][]types.Datum {
 }
 
 func (s *testSession) Query(ctx context.Context, sql string, w ResultWriter) error {
+	s.warn = 0
 	switch {
+	case sql == "warn rows":
+		s.warn = 3
+		cols := []Column{{Name: "1", Type: types.BigIntT}}
+		_ = w.WriteColumns(cols)
+		_ = w.WriteRows(record(cols, [][]types.Datum{{types.IntDatum(1)}}))
+		return w.WriteEnd()
+	case sql == "warn ok":
+		s.warn = 2
+		return w.WriteOK(OK{AffectedRows: 1})
 	case strings.HasPrefix(sql, "select types"):
 		return writeTypes(w)
 	case sql == "select 1":

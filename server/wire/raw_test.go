@@ -444,3 +444,38 @@ func TestRawWaitTimeoutAndPacketLimit(t *testing.T) {
 		t.Fatal("connection open after 1153")
 	}
 }
+
+// TestRawWarningCount: the OK packet and the EOF closing a result set carry
+// the statement's warning count (the session's WarningReporter); the EOF
+// after the column definitions does not.
+func TestRawWarningCount(t *testing.T) {
+	_, addr := startServer(t, Config{}, newTestHandler())
+	c := dialRaw(t, addr)
+	c.login("root")
+	c.cmd(append([]byte{mysql.COM_QUERY}, "warn ok"...)...)
+	ok := c.expectOK()
+	// header, affected rows 1, insert id 0, status (2), warnings (2)
+	if w := binary.LittleEndian.Uint16(ok[5:]); w != 2 {
+		t.Errorf("OK warnings %d, want 2 (%x)", w, ok)
+	}
+	c.cmd(append([]byte{mysql.COM_QUERY}, "warn rows"...)...)
+	b := c.read() // column count
+	if b[0] != 1 {
+		t.Fatalf("column count %x", b)
+	}
+	c.read() // the column
+	if eof := c.read(); eof[0] != mysql.EOF_HEADER || binary.LittleEndian.Uint16(eof[1:]) != 0 {
+		t.Errorf("EOF after columns %x, want 0 warnings", eof)
+	}
+	c.read() // the row
+	eof := c.read()
+	if eof[0] != mysql.EOF_HEADER || binary.LittleEndian.Uint16(eof[1:]) != 3 {
+		t.Errorf("closing EOF %x, want 3 warnings", eof)
+	}
+	c.cmd(append([]byte{mysql.COM_QUERY}, "select 1"...)...)
+	c.resultSet()
+	c.cmd(append([]byte{mysql.COM_QUERY}, "insert"...)...)
+	if ok := c.expectOK(); binary.LittleEndian.Uint16(ok[5:]) != 0 {
+		t.Errorf("OK of a statement without warnings: %x", ok)
+	}
+}

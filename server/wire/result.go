@@ -66,6 +66,9 @@ func (w *resultWriter) WriteOK(ok OK) error {
 	if w.state != stateIdle {
 		return w.misuse("WriteOK")
 	}
+	if r, isR := w.c.sess.(WarningReporter); isR && ok.Warnings == 0 {
+		ok.Warnings = r.StatementWarnings()
+	}
 	err := w.c.send(appendOK(w.c.begin(), mysql.OK_HEADER, ok, w.status()))
 	w.finished()
 	return err
@@ -136,7 +139,7 @@ func (w *resultWriter) WriteEnd() error {
 	if w.state != stateInSet {
 		return w.misuse("WriteEnd")
 	}
-	err := w.c.sendEnd(w.status())
+	err := w.c.sendEnd(w.status(), w.c.statementWarnings())
 	w.finished()
 	return err
 }
@@ -168,7 +171,9 @@ func (w *resultWriter) finish(err error) {
 // appendTextRow encodes row i as lenenc strings (NULL = 0xfb).
 func appendTextRow(b []byte, cols []Column, arrs []arrow.Array, i int) []byte {
 	for j, a := range arrs {
-		if a.IsNull(i) {
+		// BITMAP and HLL values show as NULL, as Doris answers them unless
+		// return_object_data_as_binary is set (which dorisgo does not offer).
+		if a.IsNull(i) || cols[j].Type.IsObject() {
 			b = append(b, 0xfb)
 			continue
 		}
@@ -233,7 +238,7 @@ func appendBinaryRow(b []byte, cols []Column, arrs []arrow.Array, i int) []byte 
 	}
 	null := func(j int) { b[bm+(j+2)/8] |= 1 << ((j + 2) % 8) }
 	for j, a := range arrs {
-		if a.IsNull(i) {
+		if a.IsNull(i) || cols[j].Type.IsObject() {
 			null(j)
 			continue
 		}

@@ -292,7 +292,8 @@ func (ev *evaluator) arithDec(c *expr.Call, a, b vec) (vec, error) {
 	x, y := da.Values(), db.Values()
 	rp, rs := c.T.Precision, c.T.Scale
 	if c.T.Kind == types.LargeInt {
-		rp, rs = 38, 0
+		// Past 38 digits: decFits takes any 128-bit value (±(2^127-1) has 39).
+		rp, rs = types.MaxDecimalPrecision+1, 0
 	}
 	valid := ev.validityMut(m, a, b)
 	vb := valid.Bytes()

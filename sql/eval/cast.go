@@ -1,8 +1,10 @@
 package eval
 
 import (
+	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -11,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
@@ -19,10 +22,59 @@ import (
 // CAST and implicit conversion: numeric prefixes of strings, clamping out
 // of range values, NULL for bad dates. Strict is the load path: any value
 // that would be mangled is an error naming the column and row.
+//
+// Explicit is the SQL CAST (Doris 2.x, non-strict): a value that does not
+// convert, an invalid string ('abc', '12x') or a number out of the
+// target's range, is NULL, and warns (SHOW WARNINGS) through warn.
 type castOpts struct {
-	strict bool
-	column string
-	row0   int // row number (1-based) of element 0, for messages
+	strict   bool
+	explicit bool
+	warn     *expr.Warnings
+	column   string
+	row0     int // row number (1-based) of element 0, for messages
+}
+
+// The warnings of a failed explicit cast: MySQL's codes, with the texts
+// MySQL gives CAST (no column, no row).
+var (
+	warnTruncated  = int(sqlerr.TruncatedWrongValue.Code) // 1292
+	warnOutOfRange = int(sqlerr.WarnDataOutOfRange.Code)  // 1264
+)
+
+// failed records that row i's value v did not convert to kind (INTEGER,
+// DECIMAL, ...); over: it is a number out of range.
+func (o castOpts) failed(kind, v string, over bool) {
+	if over {
+		o.warn.Add(warnOutOfRange, "Out of range value for "+kind+": '"+v+"'")
+		return
+	}
+	switch kind {
+	case "DATE", "DATETIME":
+		o.warn.Add(warnTruncated, "Incorrect "+strings.ToLower(kind)+" value: '"+v+"'")
+	default:
+		o.warn.Add(warnTruncated, "Truncated incorrect "+kind+" value: '"+v+"'")
+	}
+}
+
+// warnKind names a target type in warnings, as MySQL does.
+func warnKind(t types.T) string {
+	switch {
+	case t.IsInteger() && t.Kind != types.LargeInt:
+		return "INTEGER"
+	case t.Kind == types.LargeInt:
+		return "LARGEINT"
+	case t.Kind == types.Decimal:
+		return "DECIMAL"
+	case t.IsFloat():
+		return "DOUBLE"
+	case t.Kind == types.Date:
+		return "DATE"
+	case t.IsTemporal():
+		return "DATETIME"
+	case t.Kind == types.Boolean:
+		return "BOOLEAN"
+	}
+	return strings.ToUpper(t.String())
 }
 
 // CastStrict converts arr for storage into a column of type to: bad
@@ -79,19 +131,32 @@ func (ev *evaluator) cast(a vec, from, to types.T, o castOpts) (vec, error) {
 	}
 	switch {
 	case to.Kind == types.Boolean:
-		return ev.castToBool(a, from)
+		return ev.castToBool(a, from, o)
 	case to.IsInteger() && to.Kind != types.LargeInt:
 		return ev.castToInt(a, from, to, o)
 	case to.IsFloat():
 		return ev.castToFloat(a, from, to, o)
 	case to.Kind == types.Decimal || to.Kind == types.LargeInt:
 		return ev.castToDecimal(a, from, to, o)
+	case to.Kind == types.JSON:
+		return ev.castToJSON(a, from, o)
 	case to.IsString():
 		return ev.castToString(a, from, to, o)
 	case to.IsTemporal():
 		return ev.castToTemporal(a, from, to, o)
 	}
-	return vec{}, sqlerr.Assertf("eval: no cast from %s to %s", from, to)
+	// No conversion exists (a string into a BITMAP or HLL column, say):
+	// Doris's words, naming both types.
+	return vec{}, sqlerr.Doris.New(fmt.Sprintf("can not cast from origin type %s to target type=%s", from, to))
+}
+
+// castValidity is the result's validity: a's, writable when an explicit
+// cast may clear rows that do not convert.
+func (ev *evaluator) castValidity(m int, a vec, o castOpts) *memory.Buffer {
+	if o.explicit {
+		return ev.validityMut(m, a)
+	}
+	return ev.validity(m, a)
 }
 
 // intsOf reads any integer or boolean array as int64s (no copy for Int64).
@@ -163,12 +228,18 @@ func intRange(k types.Kind) (int64, int64) {
 func (ev *evaluator) castToInt(a vec, from, to types.T, o castOpts) (vec, error) {
 	m := a.arr.Len()
 	buf, out := fixedBuf[int64](ev.mem, m)
-	valid := ev.validity(m, a)
+	valid := ev.castValidity(m, a, o)
 	bm, _ := bitmapOf(a)
 	off := a.arr.Data().Offset()
 	ok := func(i int) bool { return bm == nil || bitutil.BitIsSet(bm, off+i) }
 	lo, hi := intRange(to.Kind)
-	// clamp applies range rules: error (strict) or saturate (CAST).
+	// fail makes row i NULL (explicit CAST).
+	fail := func(i int, over bool) {
+		bitutil.ClearBit(valid.Bytes(), i)
+		o.failed(warnKind(to), types.DatumAt(a.arr, i, from).String(), over)
+	}
+	// clamp applies range rules: error (strict), NULL (explicit) or
+	// saturate (implicit).
 	var err error
 	clamp := func(i int, v int64, over int) int64 {
 		switch {
@@ -176,10 +247,18 @@ func (ev *evaluator) castToInt(a vec, from, to types.T, o castOpts) (vec, error)
 			if o.strict && err == nil {
 				err = o.errOutOfRange(i)
 			}
+			if o.explicit {
+				fail(i, true)
+				return 0
+			}
 			return hi
 		case over < 0 || v < lo:
 			if o.strict && err == nil {
 				err = o.errOutOfRange(i)
+			}
+			if o.explicit {
+				fail(i, true)
+				return 0
 			}
 			return lo
 		}
@@ -194,6 +273,8 @@ func (ev *evaluator) castToInt(a vec, from, to types.T, o castOpts) (vec, error)
 			}
 			r := math.Round(f)
 			switch {
+			case math.IsNaN(r) && o.explicit:
+				fail(i, false)
 			case math.IsNaN(r):
 				out[i] = 0
 			case r >= 9223372036854775807.0:
@@ -236,6 +317,15 @@ func (ev *evaluator) castToInt(a vec, from, to types.T, o castOpts) (vec, error)
 				} else {
 					out[i] = clamp(i, 0, d.Sign())
 				}
+				continue
+			}
+			if o.explicit {
+				v, over, good := parseDorisInt(s)
+				if !good {
+					fail(i, false)
+					continue
+				}
+				out[i] = clamp(i, v, over)
 				continue
 			}
 			v, over := parseIntPrefix(s)
@@ -348,6 +438,46 @@ func parseIntPrefix(s string) (v int64, over int) {
 	return int64(u), 0
 }
 
+// parseDorisInt is Doris's string → integer conversion: surrounding
+// whitespace, a sign, digits and at most a fraction ('12.7' is 12);
+// anything else ('abc', '12x', '1e3', the empty string) does not convert
+// (good false).
+// over is ±1 when the digits overflow int64.
+func parseDorisInt(s string) (v int64, over int, good bool) {
+	t := trimSpace(s)
+	i := 0
+	if i < len(t) && (t[i] == '-' || t[i] == '+') {
+		i++
+	}
+	start := i
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == start {
+		return 0, 0, false
+	}
+	if i < len(t) {
+		if t[i] != '.' {
+			return 0, 0, false
+		}
+		for j := i + 1; j < len(t); j++ {
+			if t[j] < '0' || t[j] > '9' {
+				return 0, 0, false
+			}
+		}
+	}
+	v, over = parseIntPrefix(t[:i])
+	return v, over, true
+}
+
+// isNumberText reports whether all of s (after trimming whitespace) is a
+// decimal number, with an optional exponent: the strings Doris's CAST to
+// DOUBLE and DECIMAL accepts.
+func isNumberText(s string) bool {
+	t := trimSpace(s)
+	return t != "" && floatPrefix(t) == t
+}
+
 // floatPrefix is the longest prefix of s that is a number ('1.5e3x' → '1.5e3').
 func floatPrefix(s string) string {
 	i := 0
@@ -403,7 +533,7 @@ func parseFloatPrefix(s string) float64 {
 func (ev *evaluator) castToFloat(a vec, from, to types.T, o castOpts) (vec, error) {
 	m := a.arr.Len()
 	buf, out := fixedBuf[float64](ev.mem, m)
-	valid := ev.validity(m, a)
+	valid := ev.castValidity(m, a, o)
 	bm, _ := bitmapOf(a)
 	off := a.arr.Data().Offset()
 	switch src := a.arr.(type) {
@@ -431,6 +561,16 @@ func (ev *evaluator) castToFloat(a vec, from, to types.T, o castOpts) (vec, erro
 						return vec{}, o.errOutOfRange(i)
 					}
 					return vec{}, o.errValue("double", s, i)
+				}
+				out[i] = f
+				continue
+			}
+			if o.explicit {
+				f, err := strconv.ParseFloat(trimSpace(s), 64)
+				if !isNumberText(s) || err != nil {
+					bitutil.ClearBit(valid.Bytes(), i)
+					o.failed("DOUBLE", s, isNumberText(s))
+					continue
 				}
 				out[i] = f
 				continue
@@ -483,19 +623,29 @@ func (ev *evaluator) castToDecimal(a vec, from, to types.T, o castOpts) (vec, er
 		p, s = types.LargeIntPrecision, 0
 	}
 	buf, out := fixedBuf[num](ev.mem, m)
-	valid := ev.validity(m, a)
+	valid := ev.castValidity(m, a, o)
 	bm, _ := bitmapOf(a)
 	off := a.arr.Data().Offset()
 	ok := func(i int) bool { return bm == nil || bitutil.BitIsSet(bm, off+i) }
+	// fail makes row i NULL (explicit CAST).
+	fail := func(i int, over bool) {
+		bitutil.ClearBit(valid.Bytes(), i)
+		o.failed(warnKind(to), types.DatumAt(a.arr, i, from).String(), over)
+	}
 	var err error
 	maxv := decMaxAt(p)
-	// fit saturates or reports a value with more than p digits.
+	// fit saturates, reports (strict) or nulls (explicit) a value with
+	// more than p digits.
 	fit := func(i int, v num, good bool, sign int) num {
 		if good && decFits(v, p) {
 			return v
 		}
 		if o.strict && err == nil {
 			err = o.errOutOfRange(i)
+		}
+		if o.explicit {
+			fail(i, true)
+			return num{}
 		}
 		if !good {
 			if sign < 0 {
@@ -542,6 +692,13 @@ func (ev *evaluator) castToDecimal(a vec, from, to types.T, o castOpts) (vec, er
 			if o.strict {
 				txt = trimSpace(str)
 			}
+			if o.explicit {
+				if !isNumberText(str) {
+					fail(i, false)
+					continue
+				}
+				txt = trimSpace(str)
+			}
 			if txt == "" && !o.strict {
 				txt = "0"
 			}
@@ -549,6 +706,9 @@ func (ev *evaluator) castToDecimal(a vec, from, to types.T, o castOpts) (vec, er
 			if !okp {
 				if o.strict && err == nil {
 					err = o.errValue("decimal", str, i)
+				}
+				if o.explicit {
+					fail(i, false)
 				}
 				continue
 			}
@@ -587,10 +747,10 @@ func sign64(v int64) int64 {
 	return 0
 }
 
-func (ev *evaluator) castToBool(a vec, from types.T) (vec, error) {
+func (ev *evaluator) castToBool(a vec, from types.T, o castOpts) (vec, error) {
 	m := a.arr.Len()
 	buf, out := boolBuf(ev.mem, m)
-	valid := ev.validity(m, a)
+	valid := ev.castValidity(m, a, o)
 	set := func(i int, b bool) {
 		if b {
 			bitutil.SetBit(out, i)
@@ -607,7 +767,29 @@ func (ev *evaluator) castToBool(a vec, from types.T) (vec, error) {
 		}
 	case *array.String:
 		for i := 0; i < m; i++ {
-			set(i, parseFloatPrefix(src.Value(i)) != 0)
+			if !o.explicit && !o.strict {
+				set(i, parseFloatPrefix(src.Value(i)) != 0)
+				continue
+			}
+			if src.IsNull(i) {
+				continue
+			}
+			// Explicit casts and loads (INSERT, stream load) read Doris's
+			// spellings: 'true' is 1 in a BOOLEAN column, not 0.
+			b, good := parseDorisBool(src.Value(i))
+			if !good && o.strict {
+				buf.Release()
+				if valid != nil {
+					valid.Release()
+				}
+				return vec{}, o.errValue("boolean", src.Value(i), i)
+			}
+			if !good {
+				bitutil.ClearBit(valid.Bytes(), i)
+				o.failed("BOOLEAN", src.Value(i), false)
+				continue
+			}
+			set(i, b)
 		}
 	default:
 		if !isIntArrow(a.arr) {
@@ -619,6 +801,22 @@ func (ev *evaluator) castToBool(a vec, from types.T) (vec, error) {
 		}
 	}
 	return ev.fixedVec(types.BoolT, m, valid, buf, []vec{a}), nil
+}
+
+// parseDorisBool is Doris's string → BOOLEAN: true/false, t/f, yes/no,
+// on/off (any case), or a number (non-zero is true).
+func parseDorisBool(s string) (bool, bool) {
+	switch strings.ToLower(trimSpace(s)) {
+	case "1", "t", "true", "yes", "on":
+		return true, true
+	case "0", "f", "false", "no", "off":
+		return false, true
+	}
+	if !isNumberText(s) {
+		return false, false
+	}
+	f, err := strconv.ParseFloat(trimSpace(s), 64)
+	return f != 0, err == nil
 }
 
 func (ev *evaluator) castToString(a vec, from, to types.T, o castOpts) (vec, error) {
@@ -652,6 +850,9 @@ func (ev *evaluator) castToString(a vec, from, to types.T, o castOpts) (vec, err
 			if n := utf8.RuneCountInString(s); n > to.Length {
 				if o.strict {
 					return vec{}, sqlerr.DataTooLong.New(o.column, o.row0+i)
+				}
+				if o.explicit {
+					o.warn.Add(warnTruncated, "Truncated incorrect CHAR("+strconv.Itoa(to.Length)+") value: '"+s+"'")
 				}
 				s = truncRunes(s, to.Length)
 			}
@@ -687,6 +888,9 @@ func (ev *evaluator) castToTemporal(a vec, from, to types.T, o castOpts) (vec, e
 	put := func(i int, us int64, ok bool) error {
 		if !ok {
 			bitutil.ClearBit(vb, i)
+			if o.explicit {
+				o.failed(warnKind(to), types.DatumAt(a.arr, i, from).String(), false)
+			}
 			if o.strict {
 				kind := "datetime"
 				if isDate {
@@ -703,6 +907,13 @@ func (ev *evaluator) castToTemporal(a vec, from, to types.T, o castOpts) (vec, e
 		}
 		return nil
 	}
+	// CAST(x AS DATETIME(p)) and a DATETIME(p) column round to p digits;
+	// the implicit casts of function arguments keep all six (Doris types a
+	// string argument DATETIMEV2(6)).
+	scale := 6
+	if !isDate && (o.explicit || o.strict) {
+		scale = to.Scale
+	}
 	var err error
 	for i := 0; i < m && err == nil; i++ {
 		if !bitutil.BitIsSet(vb, i) {
@@ -712,9 +923,13 @@ func (ev *evaluator) castToTemporal(a vec, from, to types.T, o castOpts) (vec, e
 		case *array.Date32:
 			err = put(i, int64(src.Value(i))*usPerDay, true)
 		case *array.Timestamp:
-			err = put(i, int64(src.Value(i)), true)
+			us := int64(src.Value(i))
+			if scale < from.Scale {
+				us = types.RoundMicros(us, scale) // DATETIME(6) → (3) rounds, as Doris
+			}
+			err = put(i, us, true)
 		case *array.String:
-			us, ok := types.ParseDateTime(src.Value(i))
+			us, ok := types.ParseDateTimeScale(src.Value(i), scale)
 			err = put(i, us, ok)
 		default:
 			// numbers as YYYYMMDD[HHMMSS]

@@ -19,7 +19,8 @@ var condKernels = map[string]kernel{
 }
 
 // choose builds a column of type t whose row i is row i of srcs[pick[i]]
-// (NULL when pick[i] < 0). All srcs have t's physical type.
+// (NULL when pick[i] < 0). Every src that pick refers to has t's physical
+// type (IF's condition, srcs[0], is never picked).
 func (ev *evaluator) choose(t types.T, m int, srcs []vec, pick []int32) (vec, error) {
 	valid := ev.validityMut(m)
 	vb := valid.Bytes()
@@ -87,9 +88,17 @@ func rawValues[E any](arr arrow.Array) []E {
 
 func chooseFixed[E any](ev *evaluator, t types.T, m int, srcs []vec, pick []int32, valid *memory.Buffer, scalar bool) vec {
 	buf, out := fixedBuf[E](ev.mem, m)
+	// Only the picked sources are of t's width: IF passes its BOOLEAN
+	// condition as srcs[0], whose bitmap read as E overran its buffer.
+	used := make([]bool, len(srcs))
+	for _, p := range pick {
+		if p >= 0 {
+			used[p] = true
+		}
+	}
 	vals := make([][]E, len(srcs))
 	for k, s := range srcs {
-		if s.arr.DataType().ID() != arrow.NULL {
+		if used[k] && s.arr.DataType().ID() != arrow.NULL {
 			vals[k] = rawValues[E](s.arr)
 		}
 	}

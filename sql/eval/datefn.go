@@ -200,7 +200,13 @@ var dateKernels = map[string]kernel{
 	"to_days":   i64Fn(func(us int64) int64 { return floorDiv(us, usPerDay) + toDaysEpoch }),
 	"unix_timestamp": func(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
 		if len(args) == 0 {
-			return ev.constVec(types.IntDatum(ev.now() / 1e6)), nil
+			return ev.constVec(types.IntDatum(ev.instant().Unix())), nil
+		}
+		if len(args) == 2 { // unix_timestamp(string, format), Doris
+			return intKernel(func(r *strRow) (int64, bool) {
+				us, ok := parseDateFormat(r.s(0), r.s(1))
+				return max(floorDiv(us, 1e6), 0), ok
+			})(ev, c, args)
 		}
 		return i64Fn(func(us int64) int64 {
 			if us < 0 {
@@ -242,7 +248,7 @@ var dateKernels = map[string]kernel{
 		return ev.constVec(types.Datum{T: types.DateT, I: floorDiv(ev.now(), usPerDay)}), nil
 	},
 	"now": func(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
-		return ev.constVec(types.Datum{T: types.DateTimeT, I: ev.now()}), nil
+		return ev.constVec(types.Datum{T: c.T, I: types.TruncMicros(wallMicros(ev.instant(), time.UTC), c.T.Scale)}), nil
 	},
 	"date_format": func(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
 		u := newUsOf(args[0])
@@ -275,15 +281,11 @@ var dateKernels = map[string]kernel{
 	},
 }
 
-// now is the query start time as wall-clock microseconds (seconds
-// precision, as NOW() without fsp).
+// now is the query start time as wall-clock microseconds in UTC (seconds
+// precision, as NOW() without fsp). UTC is the default time_zone (and
+// system_time_zone); the binder folds clock functions in any other zone.
 func (ev *evaluator) now() int64 {
-	t := time.Now()
-	if ev.ctx != nil && !ev.ctx.Now.IsZero() {
-		t = ev.ctx.Now
-	}
-	w := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
-	return w.UnixMicro()
+	return floorDiv(wallMicros(ev.instant(), time.UTC), 1e6) * 1e6
 }
 
 func dateAddKernel(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
@@ -354,8 +356,42 @@ func pad2(b *strings.Builder, v int) {
 	b.WriteString(strconv.Itoa(v))
 }
 
-// formatDate implements DATE_FORMAT's common specifiers.
+// javaFormats are the Java-style patterns Doris's date_format and
+// from_unixtime also accept, as their MySQL equivalents.
+var javaFormats = map[string]string{
+	"yyyyMMdd": "%Y%m%d", "yyyy-MM-dd": "%Y-%m-%d", "yyyy-MM-dd HH:mm:ss": "%Y-%m-%d %H:%i:%s",
+}
+
+// formatWeekModes are calc_week's behaviours for DATE_FORMAT's week
+// specifiers (MySQL's make_date_time): %U Sunday first, %u Monday first,
+// %V/%X and %v/%x the week-year pairs.
+var formatWeekModes = map[byte]int{
+	'U': weekFirstWeekday, 'u': weekMondayFirst,
+	'V': weekYear | weekFirstWeekday, 'X': weekYear | weekFirstWeekday,
+	'v': weekYear | weekMondayFirst, 'x': weekYear | weekMondayFirst,
+}
+
+// daySuffix is the English ordinal suffix of %D.
+func daySuffix(d int) string {
+	if d >= 11 && d <= 13 {
+		return "th"
+	}
+	switch d % 10 {
+	case 1:
+		return "st"
+	case 2:
+		return "nd"
+	case 3:
+		return "rd"
+	}
+	return "th"
+}
+
+// formatDate implements DATE_FORMAT's specifiers (MySQL's full set).
 func formatDate(us int64, f string) string {
+	if j, ok := javaFormats[f]; ok {
+		f = j
+	}
 	y, m, d, h, mi, s, micro := civilTime(us)
 	wd := int((floorDiv(us, usPerDay)%7 + 10) % 7) // 0 = Monday
 	var b strings.Builder
@@ -382,6 +418,14 @@ func formatDate(us int64, f string) string {
 			pad2(&b, d)
 		case 'e':
 			b.WriteString(strconv.Itoa(d))
+		case 'D':
+			b.WriteString(strconv.Itoa(d) + daySuffix(d))
+		case 'U', 'u', 'V', 'v':
+			w, _ := calcWeek(floorDiv(us, usPerDay), formatWeekModes[f[i]])
+			pad2(&b, w)
+		case 'X', 'x':
+			_, wy := calcWeek(floorDiv(us, usPerDay), formatWeekModes[f[i]])
+			b.WriteString(strconv.Itoa(wy + 10000)[1:])
 		case 'H':
 			pad2(&b, h)
 		case 'k':
@@ -439,13 +483,18 @@ func formatDate(us int64, f string) string {
 	return b.String()
 }
 
-// parseDateFormat implements STR_TO_DATE for numeric specifiers, month
-// names and AM/PM.
+// parseDateFormat implements STR_TO_DATE: numeric specifiers, month and
+// day names, %j, %D, %r, %T and AM/PM (not the week specifiers %U %u %V
+// %v %X %x).
 func parseDateFormat(s, f string) (int64, bool) {
 	y, m, d, h, mi, sec, micro := 0, 1, 1, 0, 0, 0, 0
 	pm, hasP := false, false
+	doy := 0 // %j: day of the year, overrides month and day
 	i := 0
 	num := func(max int) (int, bool) {
+		for i < len(s) && s[i] == ' ' { // MySQL skips spaces before a number
+			i++
+		}
 		j := i
 		for j < len(s) && j-i < max && s[j] >= '0' && s[j] <= '9' {
 			j++
@@ -522,6 +571,41 @@ func parseDateFormat(s, f string) (int64, bool) {
 					sec, ok = num(2)
 				}
 			}
+		case 'r':
+			if h, ok = num(2); ok && i < len(s) && s[i] == ':' {
+				i++
+				if mi, ok = num(2); ok && i < len(s) && s[i] == ':' {
+					i++
+					if sec, ok = num(2); ok {
+						for i < len(s) && s[i] == ' ' {
+							i++
+						}
+						hasP, ok = true, i+2 <= len(s)
+						if ok {
+							pm = strings.EqualFold(s[i:i+2], "PM")
+							i += 2
+						}
+					}
+				}
+			}
+		case 'j':
+			doy, ok = num(3)
+		case 'D':
+			if d, ok = num(2); ok && i+2 <= len(s) {
+				i += 2 // the ordinal suffix
+			}
+		case 'a', 'W':
+			for _, name := range dayNames {
+				cand := name
+				if f[k] == 'a' {
+					cand = name[:3]
+				}
+				if len(s)-i >= len(cand) && strings.EqualFold(s[i:i+len(cand)], cand) {
+					ok = true
+					i += len(cand)
+					break
+				}
+			}
 		case '%':
 			ok = i < len(s) && s[i] == '%'
 			i++
@@ -539,6 +623,13 @@ func parseDateFormat(s, f string) (int64, bool) {
 		if pm {
 			h += 12
 		}
+	}
+	if doy > 0 {
+		if doy > daysInYear(y) {
+			return 0, false
+		}
+		yd := daysFrom(y, 1, 1) + int32(doy) - 1
+		y, m, d = civil(yd)
 	}
 	if m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m) || h > 23 || mi > 59 || sec > 59 {
 		return 0, false

@@ -192,9 +192,13 @@ func Fold(e expr.Expr, ctx *expr.Context) (expr.Expr, error) {
 // its constant children are already literals; looking at them alone keeps
 // Fold linear (an OR of 10,000 terms walked its subtree at every level).
 func foldable(x expr.Expr) bool {
-	switch x.(type) {
+	switch x := x.(type) {
 	case *expr.ColRef, *expr.Param:
 		return false
+	case *expr.Call:
+		if volatile[x.Fn] {
+			return false
+		}
 	}
 	for _, c := range x.Children() {
 		if c == nil {
@@ -246,7 +250,11 @@ func (ev *evaluator) eval(e expr.Expr) (vec, error) {
 			return vec{}, err
 		}
 		defer a.release()
-		return ev.cast(a, x.Arg.Type(), x.To, castOpts{})
+		o := castOpts{explicit: x.Explicit}
+		if ev.ctx != nil {
+			o.warn = ev.ctx.Warn
+		}
+		return ev.cast(a, x.Arg.Type(), x.To, o)
 	case *expr.Case:
 		return ev.evalCase(x)
 	case *expr.Call:
@@ -315,13 +323,19 @@ var lenient = map[string]bool{
 	"and": true, "or": true, "null_safe_eq": true, "is_null": true, "is_not_null": true,
 	"is_true": true, "is_false": true, "coalesce": true, "ifnull": true, "nullif": true,
 	"if": true, "concat_ws": true, "in": true, "not_in": true,
+	"null_or_empty": true, "not_null_or_empty": true, "json_object": true, "json_array": true,
+	"field": true, "elt": true, "rand": true,
 }
+
+// volatile functions give a new value per row and call: never folded.
+var volatile = map[string]bool{"rand": true}
 
 var kernels map[string]kernel
 
 func init() {
 	kernels = map[string]kernel{}
-	for _, m := range []map[string]kernel{arithKernels, compareKernels, condKernels, mathKernels, stringKernels, dateKernels} {
+	for _, m := range []map[string]kernel{arithKernels, compareKernels, condKernels, mathKernels, stringKernels, dateKernels,
+		strLibKernels, urlKernels, jsonKernels, dateLibKernels, mathLibKernels} {
 		for k, v := range m {
 			kernels[k] = v
 		}

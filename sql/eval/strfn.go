@@ -286,7 +286,8 @@ func trimAllRight(s, cut string) string {
 	return s
 }
 
-// pad implements LPAD/RPAD: the result is exactly n characters.
+// pad implements LPAD/RPAD: the result is exactly n characters (NULL for
+// a negative n, as MySQL and Doris).
 func pad(s string, n int64, p string, left bool) (string, bool) {
 	if n < 0 || n > 1<<24 {
 		return "", false
@@ -296,7 +297,7 @@ func pad(s string, n int64, p string, left bool) (string, bool) {
 		return runeSlice(s, 0, n), true
 	}
 	if p == "" {
-		return "", false
+		return "", true // Doris: an empty pad gives the empty string
 	}
 	need := n - l
 	pr := []rune(p)

@@ -35,6 +35,9 @@ type Context struct {
 	// Ctx is the query's (nil: never done): evaluation stops with its
 	// error before the next function call of a batch once it is done.
 	Ctx context.Context
+	// Warn collects the statement's warnings (an explicit CAST that gave
+	// NULL); nil drops them.
+	Warn *Warnings
 }
 
 // Err is Ctx's error (nil for a nil Context or Ctx).
@@ -64,10 +67,16 @@ type Call struct {
 	Null bool
 }
 
-// Cast converts Arg to To with MySQL's lenient CAST semantics.
+// Cast converts Arg to To. An implicit conversion (the typing rules'
+// casts in comparisons and arithmetic) has MySQL's lenient semantics:
+// numeric prefixes of strings ('12x' is 12), saturation out of range. An
+// Explicit one, the SQL CAST/CONVERT, has Doris's: a value that does not
+// convert (an invalid string, a number out of the target's range) is NULL,
+// with a warning.
 type Cast struct {
-	Arg Expr
-	To  types.T
+	Arg      Expr
+	To       types.T
+	Explicit bool
 }
 
 // Case is CASE [Operand] WHEN ... THEN ... [ELSE ...] END.
@@ -141,12 +150,70 @@ func (c *Cast) String() string {
 }
 
 // Nullable: a cast is NULL for NULL input, and also when a string does not
-// parse as a date.
+// parse as a date; an explicit cast whenever it can fail (CastMayFail).
 func (c *Cast) Nullable() bool {
 	if c.Arg.Nullable() {
 		return true
 	}
+	if c.Explicit {
+		return CastMayFail(c.Arg.Type(), c.To)
+	}
 	return c.To.IsTemporal() && !c.Arg.Type().IsTemporal()
+}
+
+// CastMayFail reports whether an explicit cast from → to can turn a value
+// into NULL: a string into anything but a string, a number into a narrower
+// integer or decimal, a number into a date.
+func CastMayFail(from, to types.T) bool {
+	switch {
+	case to.IsString(), from.Kind == types.Null:
+		return false
+	case from.IsString(), to.IsTemporal() && !from.IsTemporal():
+		return true
+	case to.Kind == types.Boolean, to.IsFloat():
+		return false
+	case to.IsTemporal():
+		return false
+	case to.IsInteger() && to.Kind != types.LargeInt:
+		if from.Kind == types.Boolean {
+			return false
+		}
+		if from.IsInteger() && from.Kind != types.LargeInt {
+			lo, hi := intBounds(to.Kind)
+			flo, fhi := intBounds(from.Kind)
+			return flo < lo || fhi > hi
+		}
+		if from.Kind == types.Decimal {
+			return from.Precision-from.Scale >= intDigits(to.Kind)
+		}
+		return true
+	case to.Kind == types.LargeInt:
+		return from.IsFloat()
+	case to.Kind == types.Decimal:
+		switch {
+		case from.Kind == types.Boolean:
+			return to.Precision-to.Scale < 1
+		case from.IsInteger() && from.Kind != types.LargeInt:
+			return to.Precision-to.Scale < intDigits(from.Kind)
+		case from.Kind == types.Decimal:
+			return to.Precision-to.Scale < from.Precision-from.Scale
+		}
+		return true
+	}
+	return true
+}
+
+// intDigits is the number of decimal digits of an integer kind's range.
+func intDigits(k types.Kind) int {
+	switch k {
+	case types.TinyInt:
+		return 3
+	case types.SmallInt:
+		return 5
+	case types.Int:
+		return 10
+	}
+	return 19
 }
 
 func (c *Case) Type() types.T { return c.T }
@@ -214,6 +281,17 @@ func NewCast(e Expr, to types.T) Expr {
 	return &Cast{Arg: e, To: to}
 }
 
+// NewExplicitCast is the SQL CAST(e AS to): NewCast with Doris's semantics
+// (a value that does not convert is NULL). A cast to e's own type is
+// still elided.
+func NewExplicitCast(e Expr, to types.T) Expr {
+	x := NewCast(e, to)
+	if c, ok := x.(*Cast); ok && c.Arg == e {
+		return &Cast{Arg: e, To: to, Explicit: true}
+	}
+	return x
+}
+
 // implicitCast is NewCast for conversions the typing rules insert: string
 // targets keep the source's own string type.
 func implicitCast(e Expr, to types.T) Expr {
@@ -225,6 +303,9 @@ func implicitCast(e Expr, to types.T) Expr {
 	}
 	if from.SameFamily(to) && from.Kind != types.Decimal {
 		return e
+	}
+	if from.Kind == types.DateTime && to.Kind == types.DateTime {
+		return e // kernels take any DATETIME(p); only explicit casts and sinks round
 	}
 	if from.Kind == types.Decimal && to.Kind == types.Decimal && from.Scale == to.Scale && from.Precision <= to.Precision {
 		return e // kernels read the scale from the array; wider precision is free
@@ -293,7 +374,7 @@ func Rewrite(e Expr, fn func(Expr) (Expr, error)) (Expr, error) {
 			return nil, err
 		}
 		if a != n.Arg {
-			e = &Cast{Arg: a, To: n.To}
+			e = &Cast{Arg: a, To: n.To, Explicit: n.Explicit}
 		}
 	case *Case:
 		c := &Case{Operand: rw(n.Operand), Else: rw(n.Else), T: n.T, Whens: make([]When, len(n.Whens))}

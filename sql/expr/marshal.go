@@ -21,6 +21,7 @@ type node struct {
 	Name  string       `json:"n,omitempty"`
 	T     *types.T     `json:"t,omitempty"`
 	Null  bool         `json:"nl,omitempty"`
+	X     bool         `json:"x,omitempty"` // an explicit cast
 	Val   *types.Datum `json:"v,omitempty"`
 	Fn    string       `json:"fn,omitempty"`
 	Args  []int        `json:"a,omitempty"`
@@ -196,7 +197,7 @@ func flatten(e Expr, out *[]node) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		n = node{K: "cast", T: typ(x.To), Args: []int{i}}
+		n = node{K: "cast", T: typ(x.To), Args: []int{i}, X: x.Explicit}
 	case *Case:
 		n = node{K: "case", T: typ(x.T)}
 		op, err := flatten(x.Operand, out)
@@ -271,7 +272,7 @@ func fromNode(n *node, done []Expr) (Expr, error) {
 		if len(args) != 1 {
 			return nil, sqlerr.Assertf("expr: cast needs one argument")
 		}
-		return &Cast{Arg: args[0], To: t}, nil
+		return &Cast{Arg: args[0], To: t, Explicit: n.X}, nil
 	case "case":
 		if len(args)%2 != 0 {
 			return nil, sqlerr.Assertf("expr: odd CASE arms")

@@ -334,8 +334,15 @@ func ifFn(args []Expr) ([]types.T, types.T, error) {
 	return []types.T{types.BoolT, rt, rt}, rt, nil
 }
 
-// nullifFn keeps both arguments; eval compares them in CompareType.
+// nullifFn keeps both arguments; eval compares them in CompareType. A
+// NULL first argument takes the second's type (the result is NULL).
 func nullifFn(args []Expr) ([]types.T, types.T, error) {
+	if t := args[0].Type(); t.Kind == types.Null {
+		if t = args[1].Type(); t.Kind == types.Null {
+			t = types.BigIntT
+		}
+		return []types.T{t, keep}, t, nil
+	}
 	return []types.T{keep, keep}, args[0].Type(), nil
 }
 
@@ -428,6 +435,9 @@ func fromUnixtime(args []Expr) ([]types.T, types.T, error) {
 func unixTimestamp(args []Expr) ([]types.T, types.T, error) {
 	if len(args) == 0 {
 		return nil, types.BigIntT, nil
+	}
+	if len(args) == 2 { // unix_timestamp(string, format), Doris
+		return []types.T{types.StringT, types.StringT}, types.BigIntT, nil
 	}
 	return []types.T{temporalArg(args[0].Type())}, types.BigIntT, nil
 }
@@ -549,8 +559,21 @@ var registry = map[string]fnDef{
 	"date_sub":       {2, 3, dateAdd, nullUnlessTemporal},
 	"date_format":    {2, 2, dateFormat, always},
 	"str_to_date":    {2, 2, strToDate, always},
-	"unix_timestamp": {0, 1, unixTimestamp, nil},
+	"unix_timestamp": {0, 2, unixTimestamp, nil},
 	"from_unixtime":  {1, 2, fromUnixtime, always},
 	"current_date":   {0, 0, fixed(date, date), never},
-	"now":            {0, 0, fixed(dt, dt), never},
+	"now":            {0, 1, nowFsp, never},
+}
+
+// nowFsp types now([fsp]) / current_timestamp([fsp]) as DATETIME(fsp), fsp a
+// constant 0..6 as in Doris (anything else is refused).
+func nowFsp(args []Expr) ([]types.T, types.T, error) {
+	if len(args) == 0 {
+		return nil, types.DateTimeT, nil
+	}
+	c, ok := args[0].(*Const)
+	if !ok || c.Val.Null || !c.Val.T.IsInteger() || c.Val.I < 0 || c.Val.I > 6 {
+		return nil, types.T{}, sqlerr.Doris.New("The precision of now() must be a constant between 0 and 6")
+	}
+	return []types.T{types.BigIntT}, types.T{Kind: types.DateTime, Scale: int(c.Val.I)}, nil
 }

@@ -19,6 +19,8 @@ type Vitess struct {
 	Text  string // the statement as the user wrote it (hints included)
 	// Label is an INSERT's Doris WITH LABEL ("" if none).
 	Label string
+	// Overwrite: Doris's INSERT OVERWRITE TABLE (the AST is the INSERT INTO).
+	Overwrite bool
 }
 
 // KeysKind is a Doris table's data model.

@@ -114,7 +114,8 @@ func (c *cursor) indexColumns() []string {
 	return out
 }
 
-var aggNames = map[string]bool{"SUM": true, "MAX": true, "MIN": true, "REPLACE": true, "REPLACE_IF_NOT_NULL": true}
+var aggNames = map[string]bool{"SUM": true, "MAX": true, "MIN": true, "REPLACE": true, "REPLACE_IF_NOT_NULL": true,
+	"BITMAP_UNION": true, "HLL_UNION": true}
 
 // columnDef: name type [agg] {NULL | NOT NULL | DEFAULT v | COMMENT 's' |
 // AUTO_INCREMENT[(n)] | PRIMARY KEY | UNIQUE [KEY] | KEY | ON UPDATE f |
@@ -297,6 +298,12 @@ func (c *cursor) columnType() types.T {
 		return bad("Column length too big for %s (max = %d)", name, types.MaxVarcharLength)
 	case "STRING", "TEXT", "TINYTEXT", "MEDIUMTEXT", "LONGTEXT", "BLOB", "TINYBLOB", "MEDIUMBLOB", "LONGBLOB", "VARBINARY", "BINARY":
 		return types.StringT
+	case "BITMAP":
+		return types.BitmapT
+	case "HLL":
+		return types.HLLT
+	case "JSON", "JSONB":
+		return types.JSONT
 	case "DATE", "DATEV2":
 		return types.DateT
 	case "DATETIME", "DATETIMEV2", "TIMESTAMP":

@@ -131,13 +131,14 @@ func TestCreateTable(t *testing.T) {
 }
 
 func TestCreateTableFallbackAndErrors(t *testing.T) {
-	for _, sql := range []string{"CREATE TABLE t2 LIKE t1", "CREATE TABLE t2 AS SELECT * FROM t1"} {
-		if _, ok := mustOne(t, sql).(*Vitess); !ok {
-			t.Errorf("%q: want *Vitess", sql)
-		}
+	if _, ok := mustOne(t, "CREATE TABLE t2 LIKE t1").(*Vitess); !ok {
+		t.Errorf("CREATE TABLE LIKE: want *Vitess")
+	}
+	if _, ok := mustOne(t, "CREATE TABLE t2 AS SELECT * FROM t1").(*CreateTableAs); !ok {
+		t.Errorf("CREATE TABLE AS SELECT: want *CreateTableAs")
 	}
 	for _, sql := range []string{
-		"CREATE TABLE t (a JSONB)",
+		"CREATE TABLE t (a ARRAY<INT>)", // JSON/JSONB are types now (issue 15); ARRAY is not yet
 		"CREATE TABLE t (a INT) DISTRIBUTED BY HASH(a) BUCKETS 0",
 		"CREATE TABLE t (a DECIMAL(40, 2))",
 		"CREATE TABLE t (a DECIMAL(4, 5))",

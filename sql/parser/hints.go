@@ -2,6 +2,7 @@ package parser
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/dolthub/vitess/go/vt/sqlparser"
@@ -18,6 +19,14 @@ type Hints struct {
 	SetVars []SetVar
 	// Spark are SELECT /*+ BROADCAST(t) ... */ hints, in order.
 	Spark []SparkHint
+	// MaxExecutionMs is MySQL's MAX_EXECUTION_TIME(ms) (0: none): the
+	// statement's timeout.
+	MaxExecutionMs int64
+	// Ignored are the other statement hints as written ("NO_INDEX_MERGE(t1)",
+	// "LEADING(a b)"): MySQL's and Doris's optimizer hints that mean
+	// nothing to dorisgo are accepted and not applied, and the statement
+	// warns about each.
+	Ignored []string
 }
 
 // JoinHintKind is a Doris join distribution hint.
@@ -263,9 +272,29 @@ func (hs *hintScan) statementHints(text string, t token) error {
 			}
 			continue
 		}
+		if name == "MAX_EXECUTION_TIME" && c.peek().isP("(") && c.peekAt(1).kind == tkNumber && c.peekAt(2).isP(")") {
+			c.next()
+			if ms, err := strconv.ParseInt(c.next().val, 10, 64); err == nil && ms > 0 {
+				hs.MaxExecutionMs = ms
+			} else {
+				hs.Ignored = append(hs.Ignored, text[nt.pos:c.peek().end])
+			}
+			c.next()
+			continue
+		}
 		kind, ok := sparkNames[name]
 		if !ok {
-			return invalidHint(nt.val)
+			// Any other hint, with its arguments: accepted and ignored.
+			end := nt.end
+			if c.peek().isP("(") {
+				c.skipBalanced()
+				if c.err != nil {
+					return invalidHint(nt.val)
+				}
+				end = c.toks[c.i-1].end
+			}
+			hs.Ignored = append(hs.Ignored, text[nt.pos:end])
+			continue
 		}
 		h := SparkHint{Kind: kind, Name: name}
 		if c.acceptP("(") {

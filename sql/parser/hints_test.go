@@ -147,8 +147,6 @@ func TestInvalidHints(t *testing.T) {
 		{"SELECT * FROM a JOIN /*+ shuffle, bucket */ b ON a.x = b.x", "bucket"},
 		{"SELECT * FROM a [shuffle] JOIN b ON a.x = b.x", "shuffle"},
 		{"SELECT * FROM a JOIN b [shuffle] ON a.x = b.x", "shuffle"},
-		{"SELECT /*+ LEADING(a b) */ * FROM a", "LEADING"},
-		{"SELECT /*+ shuffle */ * FROM a", "shuffle"},
 		{"SELECT * FROM a /*+ BROADCAST(a) */ JOIN b ON a.x = b.x", "BROADCAST"},
 	} {
 		_, err := ParseOne(tc.sql)
@@ -156,5 +154,33 @@ func TestInvalidHints(t *testing.T) {
 		if err == nil || e.Code != 1064 || e.Message != "Invalid join hint: "+tc.name {
 			t.Errorf("%q: got %v, want 1064 Invalid join hint: %s", tc.sql, err, tc.name)
 		}
+	}
+}
+
+// TestIgnoredHints: MAX_EXECUTION_TIME is read; other optimizer hints,
+// MySQL's or Doris's, are kept as written to be warned about.
+func TestIgnoredHints(t *testing.T) {
+	for _, tc := range []struct {
+		sql     string
+		ms      int64
+		ignored []string
+		spark   int
+	}{
+		{"SELECT /*+ MAX_EXECUTION_TIME(1500) */ 1", 1500, nil, 0},
+		{"SELECT /*+ NO_INDEX_MERGE(t1 i_a, i_b) JOIN_ORDER(t2, t1) BKA QB_NAME(qb1) */ 1", 0,
+			[]string{"NO_INDEX_MERGE(t1 i_a, i_b)", "JOIN_ORDER(t2, t1)", "BKA", "QB_NAME(qb1)"}, 0},
+		{"SELECT /*+ LEADING(a b) BROADCAST(b) max_execution_time(20) */ * FROM a JOIN b ON a.x = b.x", 20, []string{"LEADING(a b)"}, 1},
+		{"SELECT /*+ shuffle */ * FROM a", 0, []string{"shuffle"}, 0},
+		{"SELECT /*+ MAX_EXECUTION_TIME(0) */ 1", 0, []string{"MAX_EXECUTION_TIME(0)"}, 0},
+		{"INSERT /*+ SET_VAR(a=1) NO_BNL() */ INTO t VALUES (1)", 0, []string{"NO_BNL()"}, 0},
+	} {
+		v := mustOne(t, tc.sql).(*Vitess)
+		if v.Hints.MaxExecutionMs != tc.ms || !reflect.DeepEqual(v.Hints.Ignored, tc.ignored) || len(v.Hints.Spark) != tc.spark {
+			t.Errorf("%q: got ms=%d ignored=%q spark=%v, want %d %q %d", tc.sql, v.Hints.MaxExecutionMs, v.Hints.Ignored, v.Hints.Spark, tc.ms, tc.ignored, tc.spark)
+		}
+	}
+	// A hint with unbalanced arguments is still a syntax error.
+	if _, err := ParseOne("SELECT /*+ NO_BKA(t1 */ 1"); err == nil {
+		t.Error("NO_BKA(t1 without ')' parsed")
 	}
 }

@@ -36,6 +36,15 @@ func checkNames(st Statement) error {
 		return checkIdents(names...)
 	case *AlterTableSet:
 		return checkIdents(x.DB, x.Table)
+	case *AlterTable:
+		names := []string{x.DB, x.Table}
+		for _, op := range x.Ops {
+			names = append(names, op.Name, op.NewName)
+			for _, col := range op.Columns {
+				names = append(names, col.Name)
+			}
+		}
+		return checkIdents(names...)
 	case *ShowTablets:
 		return checkIdents(x.DB, x.Table)
 	case *ShowPartitions:

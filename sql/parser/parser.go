@@ -79,6 +79,9 @@ func parseStatement(text string) (Statement, error) {
 			return c.createRole()
 		}
 		if w(1) == "TABLE" || (w(1) == "TEMPORARY" && w(2) == "TABLE") {
+			if st, ok, err := createTableAs(text, sig); ok {
+				return st, err
+			}
 			if ct, ok := c.createTable(); ok {
 				return ct, c.err
 			}
@@ -103,6 +106,14 @@ func parseStatement(text string) (Statement, error) {
 		if st, ok, err := c.deletePartitions(toks); ok {
 			return st, err
 		}
+	case "UPDATE":
+		if rewritten, ok := updateFrom(text, sig); ok {
+			st, err := parseVitess(rewritten, lex(rewritten), nil)
+			if v, isV := st.(*Vitess); isV && err == nil {
+				v.Text = text
+			}
+			return st, err
+		}
 	case "BEGIN", "COMMIT", "ROLLBACK":
 		return c.txnStmt(w(0))
 	case "START":
@@ -110,12 +121,23 @@ func parseStatement(text string) (Statement, error) {
 			return c.txnStmt(w(0))
 		}
 	case "INSERT":
+		if rewritten, ok := insertOverwrite(text, sig); ok {
+			st, err := parseStatement(rewritten)
+			if v, isV := st.(*Vitess); isV && err == nil {
+				v.Text, v.Overwrite = text, true
+			}
+			return st, err
+		}
 		if label, span, ok := insertLabel(sig); ok {
 			st, err := parseVitess(text, toks, [][2]int{span})
 			if v, isV := st.(*Vitess); isV && err == nil {
 				v.Label = label
 			}
 			return st, err
+		}
+	case "CANCEL":
+		if w(1) == "ALTER" {
+			return &AlterJobs{Text: strings.Join(strings.Fields(text), " ")}, nil
 		}
 	case "SAVEPOINT", "RELEASE":
 		return &TxnStmt{Op: TxnBegin, Unsupported: strings.Join(strings.Fields(text), " ")}, nil
@@ -125,12 +147,28 @@ func parseStatement(text string) (Statement, error) {
 		}
 	case "SHOW":
 		switch w(1) {
+		case "ALTER":
+			return &AlterJobs{Text: strings.Join(strings.Fields(text), " ")}, nil
 		case "BACKENDS":
 			c.i = 2
 			return &ShowBackends{}, c.end()
 		case "DELETE":
 			c.i = 2
 			return c.showDelete()
+		case "TRANSACTION":
+			c.i = 2
+			return c.showTransaction()
+		case "DATA":
+			c.i = 2
+			return c.showData()
+		case "LOAD":
+			c.i = 2
+			return c.showLoad(false)
+		case "STREAM":
+			if w(2) == "LOAD" {
+				c.i = 3
+				return c.showLoad(true)
+			}
 		case "TABLETS", "PARTITIONS":
 			c.i = 2
 			c.expect("FROM")
@@ -143,6 +181,12 @@ func parseStatement(text string) (Statement, error) {
 			c.i = 2
 			p := c.str()
 			return &ShowProc{Path: p}, c.end()
+		case "QUERY":
+			if w(2) == "PROFILE" {
+				c.i = 3
+				p := c.str()
+				return &ShowQueryProfile{Path: p}, c.end()
+			}
 		case "GRANTS", "ALL", "ROLES":
 			if st, ok := c.showGrants(); ok {
 				return st, c.err
@@ -170,6 +214,9 @@ func parseStatement(text string) (Statement, error) {
 		}
 		if w(1) == "TABLE" {
 			if st, ok := c.alterTableSet(); ok {
+				return st, c.err
+			}
+			if st, ok := c.alterTable(); ok {
 				return st, c.err
 			}
 		}

@@ -123,9 +123,13 @@ func TestDorisStatements(t *testing.T) {
 			t.Errorf("%q:\n got %+v\nwant %+v", tc.sql, got, tc.want)
 		}
 	}
-	// ALTER TABLE forms other than SET (...) stay vitess statements.
-	if _, ok := mustOne(t, "ALTER TABLE t ADD COLUMN c INT").(*Vitess); !ok {
-		t.Errorf("ALTER TABLE ADD COLUMN: want *Vitess")
+	// ALTER TABLE column and partition clauses are Doris's (alter.go);
+	// index clauses stay vitess statements.
+	if _, ok := mustOne(t, "ALTER TABLE t ADD COLUMN c INT").(*AlterTable); !ok {
+		t.Errorf("ALTER TABLE ADD COLUMN: want *AlterTable")
+	}
+	if _, ok := mustOne(t, "ALTER TABLE t ADD INDEX i (c)").(*Vitess); !ok {
+		t.Errorf("ALTER TABLE ADD INDEX: want *Vitess")
 	}
 }
 
@@ -221,9 +225,9 @@ func TestRollupRewrite(t *testing.T) {
 // after a widened type still points at the user's text.
 func TestCastTypeRewrite(t *testing.T) {
 	for in, want := range map[string]string{
-		"SELECT CAST(a AS BIGINT), CAST(b AS int) FROM t":                      "select CAST(a as SIGNED), CAST(b as SIGNED) from t",
+		"SELECT CAST(a AS BIGINT), CAST(b AS int) FROM t":                      "select CAST(a as SIGNED), __cast_int(b) from t",
 		"SELECT CAST(a AS VARCHAR(10)), CAST(CAST(b AS STRING) AS TEXT) x":     "select CAST(a as CHAR(10)), CAST(CAST(b as CHAR) as CHAR) x",
-		"SELECT CAST((a + 1) AS TINYINT) AS v FROM t WHERE CAST(s AS INT) > 1": "select CAST((a + 1) as SIGNED) v from t where CAST(s as SIGNED) > 1",
+		"SELECT CAST((a + 1) AS TINYINT) AS v FROM t WHERE CAST(s AS INT) > 1": "select __cast_tinyint((a + 1)) v from t where __cast_int(s) > 1",
 	} {
 		if got := sqlparser.String(vitessAST(t, in)); got != want {
 			t.Errorf("%s:\n got %s\nwant %s", in, got, want)
@@ -307,6 +311,21 @@ func TestGroupingSetsRewrite(t *testing.T) {
 		_, err := ParseOne(tc.sql)
 		if e := sqlerr.As(err); err == nil || e.Message != syntaxMsg(tc.near, 1) {
 			t.Errorf("%q: %v", tc.sql, err)
+		}
+	}
+}
+
+// TestRestoreCasts: a column named by a rewritten CAST shows the CAST.
+func TestRestoreCasts(t *testing.T) {
+	for in, want := range map[string]string{
+		"`__cast_int`(s      )":                      "CAST(s AS INT)",
+		"`__cast_tinyint`    (k           )":         "CAST(k AS TINYINT)",
+		"`__cast_tinyint`((a + 1)          ) + 1":    "CAST((a + 1) AS TINYINT) + 1",
+		"`__cast_int`(concat(')', `__cast_int`(x)))": "CAST(concat(')', CAST(x AS INT)) AS INT)",
+		"plain": "plain",
+	} {
+		if got := RestoreCasts(in); got != want {
+			t.Errorf("RestoreCasts(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

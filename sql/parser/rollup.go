@@ -3,6 +3,8 @@ package parser
 import (
 	"slices"
 	"strings"
+
+	"github.com/dorisgo/dorisgo/sql/types"
 )
 
 // The same pass rewrites Doris's CAST target types (castTypes) and ORDER BY
@@ -45,6 +47,20 @@ func rewriteRollup(s string) (string, []insertion) {
 			}
 		case toks[i].is("CUBE") && toks[i+1].isP("(") && i > 0 && (toks[i-1].isP(",") || toks[i-1].is("BY")):
 			ins = append(ins, insertion{toks[i].pos, "`"}, insertion{toks[i].end, "`"})
+		case toks[i].is("AS") && castIntFns[toks[i+1].upper()] != "" && inCast(toks, i) &&
+			(i+2 >= len(toks) || toks[i+2].isP(")")):
+			// CAST(x AS TINYINT / SMALLINT / INT / LARGEINT): vitess knows
+			// only SIGNED (BIGINT), so the cast becomes a call of the
+			// function that names its type (CastFnType):
+			// CAST(x AS INT) → `__cast_int`(x      ).
+			c := castStart(toks, i)
+			for k := toks[c].pos; k < toks[c].end; k++ {
+				b[k] = ' '
+			}
+			ins = append(ins, insertion{toks[c].pos, "`" + castIntFns[toks[i+1].upper()] + "`"})
+			for k := toks[i].pos; k < toks[i+1].end; k++ {
+				b[k] = ' '
+			}
 		case toks[i].is("AS") && castTypes[toks[i+1].upper()] != "" && inCast(toks, i):
 			// Doris's CAST(x AS BIGINT / INT / VARCHAR(n) / STRING …) in
 			// the MySQL spelling vitess knows: SIGNED or CHAR.
@@ -73,6 +89,13 @@ func rewriteRollup(s string) (string, []insertion) {
 				for k := toks[i].pos; k < toks[i+1].end; k++ {
 					b[k] = ' '
 				}
+			}
+		case (toks[i].is("FIRST_VALUE") || toks[i].is("LAST_VALUE")) && toks[i+1].isP("("):
+			// Doris's first_value(x, ignore_null): vitess takes one
+			// argument, so both go into a marker call the binder unwraps:
+			// first_value(x, true) → first_value(`__ignore_nulls`(x, true)).
+			if closeAt, comma := lastTopComma(toks, i+1); comma {
+				ins = append(ins, insertion{toks[i+1].end, "`" + IgnoreNullsFn + "`("}, insertion{toks[closeAt].pos, ")"})
 			}
 		case toks[i].is("GROUPING") && toks[i+1].is("SETS") && i+2 < len(toks) && toks[i+2].isP("("):
 			name := "GROUPING_SETS"
@@ -164,11 +187,41 @@ func mapBack(pos int, ins []insertion) int {
 var castTypes = map[string]string{
 	"BIGINT": "SIGNED", "INT": "SIGNED", "INTEGER": "SIGNED", "SMALLINT": "SIGNED", "TINYINT": "SIGNED",
 	"VARCHAR": "CHAR", "STRING": "CHAR", "TEXT": "CHAR",
+	"DATETIMEV2": "DATETIME", "DATEV2": "DATE", "JSONB": "JSON",
+}
+
+// castIntFns are the integer CAST targets that are not BIGINT, by the
+// function the rewrite calls instead (see CastFnType).
+var castIntFns = map[string]string{
+	"TINYINT": "__cast_tinyint", "SMALLINT": "__cast_smallint", "INT": "__cast_int", "INTEGER": "__cast_int",
+	"LARGEINT": "__cast_largeint", "BOOLEAN": "__cast_boolean", "BOOL": "__cast_boolean",
+}
+
+// CastFnType is the type a rewritten CAST call (castIntFns) converts to.
+func CastFnType(fn string) (types.T, bool) {
+	switch strings.ToLower(fn) {
+	case "__cast_tinyint":
+		return types.TinyIntT, true
+	case "__cast_smallint":
+		return types.SmallIntT, true
+	case "__cast_int":
+		return types.IntT, true
+	case "__cast_largeint":
+		return types.LargeIntT, true
+	case "__cast_boolean":
+		return types.BoolT, true
+	}
+	return types.T{}, false
 }
 
 // inCast reports whether the AS at toks[i] is CAST's: the nearest
 // unclosed "(" before it follows CAST.
 func inCast(toks []token, i int) bool {
+	return castStart(toks, i) > 0
+}
+
+// castStart is the index of the CAST token whose AS is toks[i], or -1.
+func castStart(toks []token, i int) int {
 	depth := 0
 	for j := i - 1; j > 0; j-- {
 		switch {
@@ -176,12 +229,39 @@ func inCast(toks []token, i int) bool {
 			depth++
 		case toks[j].isP("("):
 			if depth == 0 {
-				return toks[j-1].is("CAST")
+				if toks[j-1].is("CAST") {
+					return j - 1
+				}
+				return -1
 			}
 			depth--
 		}
 	}
-	return false
+	return -1
+}
+
+// IgnoreNullsFn wraps the two arguments of first_value/last_value(x,
+// ignore_null) (the binder unwraps it).
+const IgnoreNullsFn = "__ignore_nulls"
+
+// lastTopComma finds the ")" closing the "(" at toks[open] and reports
+// whether a "," stands directly inside (at its own level).
+func lastTopComma(toks []token, open int) (closeAt int, comma bool) {
+	depth := 0
+	for j := open; j < len(toks); j++ {
+		switch {
+		case toks[j].isP("("):
+			depth++
+		case toks[j].isP(")"):
+			depth--
+			if depth == 0 {
+				return j, comma
+			}
+		case depth == 1 && toks[j].isP(","):
+			comma = true
+		}
+	}
+	return -1, false
 }
 
 // NullsFirstFn and NullsLastFn wrap an ORDER BY expression written with
@@ -212,4 +292,53 @@ func orderItemStart(toks []token, i int) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// RestoreCasts undoes the castIntFns rewrite in a select item's text (its
+// column name): "`__cast_int`(x      )" is "CAST(x AS INT)" again.
+func RestoreCasts(s string) string {
+	const mark = "`__cast_"
+	for {
+		i := strings.Index(s, mark)
+		if i < 0 {
+			return s
+		}
+		j := strings.IndexByte(s[i+len(mark):], '`')
+		if j < 0 {
+			return s
+		}
+		typ := strings.ToUpper(s[i+len(mark) : i+len(mark)+j])
+		open := i + len(mark) + j + 1
+		for open < len(s) && s[open] == ' ' { // where CAST was
+			open++
+		}
+		if open == len(s) || s[open] != '(' {
+			return s
+		}
+		depth, end := 0, -1
+		var quote byte
+		for k := open; k < len(s) && end < 0; k++ {
+			c := s[k]
+			switch {
+			case quote != 0:
+				if c == quote {
+					quote = 0
+				}
+			case c == '\'' || c == '"' || c == '`':
+				quote = c
+			case c == '(':
+				depth++
+			case c == ')':
+				depth--
+				if depth == 0 {
+					end = k
+				}
+			}
+		}
+		if end < 0 {
+			return s
+		}
+		inner := strings.TrimRight(s[open+1:end], " ")
+		s = s[:i] + "CAST(" + inner + " AS " + typ + ")" + s[end+1:]
+	}
 }

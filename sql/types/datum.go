@@ -99,7 +99,7 @@ func (d Datum) String() string {
 		return FormatFloat(d.F, 64)
 	case Decimal:
 		return FormatDecimal(d.Dec, d.T.Scale)
-	case Char, Varchar, String:
+	case Char, Varchar, String, JSON:
 		return d.S
 	case Date:
 		return FormatDate(int32(d.I))
@@ -198,8 +198,15 @@ func floorDiv(a, b int64) int64 {
 }
 
 // ParseDateTime parses 'YYYY-MM-DD[ HH:MM:SS[.ffffff]]' (also with 'T', and
-// compact 'YYYYMMDD[HHMMSS]') into microseconds since epoch.
-func ParseDateTime(s string) (us int64, ok bool) {
+// compact 'YYYYMMDD[HHMMSS]') into microseconds since epoch; digits past
+// the sixth round half up, as Doris parses into DATETIME(6).
+func ParseDateTime(s string) (us int64, ok bool) { return ParseDateTimeScale(s, 6) }
+
+// ParseDateTimeScale parses as ParseDateTime into DATETIME(scale): the
+// fraction is rounded half up to scale digits from the text itself (not
+// from a rounded microsecond value), carrying into the seconds as Doris's
+// DateV2Value::from_date_str does ('…05.9996' as DATETIME(3) is '…06.000').
+func ParseDateTimeScale(s string, scale int) (us int64, ok bool) {
 	if len(s) == 10 && s[4] == '-' && s[7] == '-' {
 		if d, ok := parseISODate(s); ok {
 			return int64(d) * 86400 * 1e6, true
@@ -274,27 +281,68 @@ func ParseDateTime(s string) (us int64, ok bool) {
 		}
 		h, mi, sec = vals[0], vals[1], vals[2]
 		if frac != "" {
-			if len(frac) > 6 {
-				frac = frac[:6]
+			for _, c := range frac {
+				if c < '0' || c > '9' {
+					return 0, false
+				}
+			}
+			if scale < 0 || scale > 6 {
+				scale = 6
+			}
+			up := len(frac) > scale && frac[scale] >= '5'
+			if len(frac) > scale {
+				frac = frac[:scale]
 			}
 			for len(frac) < 6 {
 				frac += "0"
 			}
-			v, err := strconv.Atoi(frac)
-			if err != nil {
-				return 0, false
-			}
+			v, _ := strconv.Atoi(frac)
 			micro = v
+			if up {
+				micro += pow10[6-scale]
+			}
 		}
 	}
 	if y < 0 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59 || h < 0 || mi < 0 || sec < 0 {
 		return 0, false
 	}
-	t := time.Date(y, time.Month(mo), d, h, mi, sec, micro*1000, time.UTC)
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, 0, time.UTC)
 	if t.Day() != d { // Feb 30 normalised to Mar 2
 		return 0, false
 	}
-	return t.UnixMicro(), true
+	us = t.UnixMicro() + int64(micro) // micro may be 1e6 after rounding: a carry
+	if us > maxDateTimeMicros {
+		return 0, false
+	}
+	return us, true
+}
+
+var pow10 = [...]int{1, 10, 100, 1000, 10000, 100000, 1000000}
+
+// maxDateTimeMicros is 9999-12-31 23:59:59.999999.
+var maxDateTimeMicros = time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC).UnixMicro()
+
+// RoundMicros rounds microseconds since epoch half up to scale fractional
+// digits (0..6), as Doris casts DATETIME(6) to a smaller scale.
+func RoundMicros(us int64, scale int) int64 {
+	if scale < 0 || scale >= 6 {
+		return us
+	}
+	unit := int64(pow10[6-scale])
+	q := floorDiv(us, unit)
+	if us-q*unit >= unit/2 {
+		q++
+	}
+	return q * unit
+}
+
+// TruncMicros drops the fractional digits past scale (now(3)).
+func TruncMicros(us int64, scale int) int64 {
+	if scale < 0 || scale >= 6 {
+		return us
+	}
+	unit := int64(pow10[6-scale])
+	return floorDiv(us, unit) * unit
 }
 
 // ParseDecimal parses an exact decimal literal into a Num scaled to scale,

@@ -14,6 +14,11 @@
 //	DATE               Date32 (days since 1970-01-01)
 //	DATETIME(n)        Timestamp(µs, no zone)
 //	NULL               Null (the type of a bare NULL literal)
+//	BITMAP / HLL       String holding the serialized structure (sql/sketch);
+//	                   String, not Binary, so that every byte-string path
+//	                   (storage codec, exchange, take, hashing) carries them
+//	                   unchanged: arrow-go never checks a String for UTF-8
+//	JSON               String holding compact JSON text (validated on input)
 package types
 
 import (
@@ -44,10 +49,24 @@ const (
 	DateTime
 )
 
+// Doris's object types: values are serialized structures (sql/sketch),
+// only aggregated or passed to bitmap_* / hll_* functions, never compared.
+// Numbered apart from the scalar kinds so kinds added above keep theirs.
+const (
+	Bitmap Kind = 100 + iota
+	HLL
+)
+
+// JSON is Doris's JSON (JSONB) type: valid JSON only, kept as its compact
+// text (the canonical form a cast to JSON produces), printed as JSON text.
+// Numbered after the object kinds; kinds are persisted, never renumber.
+const JSON Kind = 110
+
 var kindNames = [...]string{
 	Null: "NULL", Boolean: "BOOLEAN", TinyInt: "TINYINT", SmallInt: "SMALLINT", Int: "INT",
 	BigInt: "BIGINT", LargeInt: "LARGEINT", Float: "FLOAT", Double: "DOUBLE", Decimal: "DECIMAL",
 	Char: "CHAR", Varchar: "VARCHAR", String: "STRING", Date: "DATE", DateTime: "DATETIME",
+	Bitmap: "BITMAP", HLL: "HLL", JSON: "JSON",
 }
 
 func (k Kind) String() string {
@@ -86,6 +105,9 @@ var (
 	StringT   = T{Kind: String}
 	DateT     = T{Kind: Date}
 	DateTimeT = T{Kind: DateTime}
+	BitmapT   = T{Kind: Bitmap}
+	HLLT      = T{Kind: HLL}
+	JSONT     = T{Kind: JSON}
 )
 
 // DecimalT returns DECIMAL(p,s).
@@ -127,6 +149,9 @@ func (t T) IsFloat() bool { return t.Kind == Float || t.Kind == Double }
 // IsString reports CHAR, VARCHAR and STRING.
 func (t T) IsString() bool { return t.Kind == Char || t.Kind == Varchar || t.Kind == String }
 
+// IsObject reports BITMAP and HLL.
+func (t T) IsObject() bool { return t.Kind == Bitmap || t.Kind == HLL }
+
 // IsTemporal reports DATE and DATETIME.
 func (t T) IsTemporal() bool { return t.Kind == Date || t.Kind == DateTime }
 
@@ -142,6 +167,11 @@ func (t T) SameFamily(o T) bool {
 	}
 	if t.Kind == Decimal {
 		return t.Precision == o.Precision && t.Scale == o.Scale
+	}
+	if t.Kind == DateTime {
+		// Same Timestamp(µs) array, but a DATETIME(p) column holds values
+		// rounded to p digits: DATETIME(6) → (3) must go through a cast.
+		return t.Scale == o.Scale
 	}
 	return true
 }
@@ -192,7 +222,7 @@ func (t T) Arrow() arrow.DataType {
 		return arrow.PrimitiveTypes.Float64
 	case Decimal:
 		return &arrow.Decimal128Type{Precision: int32(t.Precision), Scale: int32(t.Scale)}
-	case Char, Varchar, String:
+	case Char, Varchar, String, Bitmap, HLL, JSON:
 		return arrow.BinaryTypes.String
 	case Date:
 		return arrow.FixedWidthTypes.Date32

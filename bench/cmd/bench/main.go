@@ -40,10 +40,12 @@ type config struct {
 	gmsTimeout  time.Duration
 	skipGMS     bool
 	reportJoins bool
-	only        string
-	connect     string // "mysqlPort,httpPort[,pid]" of a running dorisgo
-	skipLoad    bool
-	skipDuck    bool
+	// reportWrites runs the write-path report after the ssb suite.
+	reportWrites bool
+	only         string
+	connect      string // "mysqlPort,httpPort[,pid]" of a running dorisgo
+	skipLoad     bool
+	skipDuck     bool
 }
 
 func main() {
@@ -63,7 +65,7 @@ func main() {
 	flag.DurationVar(&c.timeout, "timeout", 120*time.Second, "per-query timeout for dorisgo and DuckDB")
 	flag.DurationVar(&c.gmsTimeout, "gms-timeout", 60*time.Second, "per-query timeout for go-mysql-server")
 	flag.BoolVar(&c.skipGMS, "skip-gms", false, "do not run go-mysql-server")
-	flag.StringVar(&rep, "report", "", "extra report: joins")
+	flag.StringVar(&rep, "report", "", "extra report: joins, or writes (INSERT … SELECT, UPDATE, DELETE after the ssb suite)")
 	flag.StringVar(&c.only, "query", "", "run only these queries (comma list, e.g. Q1.1,Q3)")
 	flag.StringVar(&c.connect, "connect", "", "use a running dorisgo on 127.0.0.1: \"mysqlPort,httpPort[,pid]\" (pid: report its peak RSS)")
 	flag.BoolVar(&c.skipLoad, "skip-load", false, "do not load dorisgo (with -connect: the suites' databases are already loaded)")
@@ -71,6 +73,10 @@ func main() {
 	flag.Parse()
 	c.suites = strings.Split(suites, ",")
 	c.reportJoins = rep == "joins"
+	c.reportWrites = rep == "writes"
+	if c.reportWrites && !strings.Contains(","+suites+",", ",ssb,") {
+		log.Fatal("-report writes needs the ssb suite")
+	}
 	if c.dataDir == "" {
 		c.dataDir = filepath.Join("bench-data", fmt.Sprintf("sf%g", c.sf))
 	}
@@ -188,6 +194,15 @@ func run(c config) error {
 			}
 		}
 		r.PeakRSS = d.PeakRSS()
+	}
+	if c.reportWrites {
+		rows, before, after, err := writesReport(c, d, duck)
+		if err != nil {
+			return err
+		}
+		r.Writes, r.BeforeDelete, r.AfterDelete = rows, before, after
+		r.PeakRSS = d.PeakRSS()
+		defer printWrites(rows, before, after)
 	}
 	r.ComputeGeoMeans()
 	var md bytes.Buffer

@@ -1,0 +1,278 @@
+package op
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/dorisgo/dorisgo/planner/fragment"
+	"github.com/dorisgo/dorisgo/sql/eval"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/sql/types"
+	"github.com/dorisgo/dorisgo/storage"
+)
+
+// TabletWriter writes a load transaction's rows to one replica of a tablet
+// (the backend runtime streams them to the replica's backend).
+type TabletWriter interface {
+	Write(ctx context.Context, be fragment.BackendID, tablet storage.TabletID, rec arrow.Record) error
+}
+
+// TableSinkStats is what one table sink instance wrote.
+type TableSinkStats struct {
+	Rows  int64 `json:"rows"`
+	Bytes int64 `json:"bytes"`
+	// Partitions are the partitions it wrote; Backends the replicas'
+	// backends it streamed to (the coordinator prepares the transaction
+	// on each).
+	Partitions []int64              `json:"partitions,omitempty"`
+	Backends   []fragment.BackendID `json:"backends,omitempty"`
+}
+
+// TableSink is an instance's OLAP TABLE SINK: it drains its child, converts
+// each batch to the table's column types with a load's strict rules (a bad
+// value fails the statement naming column and row, NULL into NOT NULL is
+// 1048), and writes each row to every replica of its partition's tablet
+// for its bucket.
+type TableSink struct {
+	env    *Env
+	child  Operator
+	spec   *fragment.TableSink
+	w      TabletWriter
+	schema *arrow.Schema
+	from   []types.Column
+	row    int // the next row's number in this instance (1-based), for messages
+	rr     int // RANDOM distribution: the batch's bucket, rotating
+	stats  TableSinkStats
+	parts  map[int64]bool
+	bes    map[fragment.BackendID]bool
+}
+
+// NewTableSink builds the sink of spec over child.
+func NewTableSink(env *Env, child Operator, spec *fragment.TableSink, from []types.Column, w TabletWriter) (*TableSink, error) {
+	if len(from) != len(spec.Columns) {
+		return nil, sqlerr.Assertf("table sink: %d source columns for %d table columns", len(from), len(spec.Columns))
+	}
+	return &TableSink{env: env, child: child, spec: spec, w: w, schema: types.ArrowSchema(spec.Columns), from: from, row: 1,
+		parts: map[int64]bool{}, bes: map[fragment.BackendID]bool{}}, nil
+}
+
+// Stats is what the sink wrote so far.
+func (s *TableSink) Stats() TableSinkStats {
+	st := s.stats
+	st.Partitions, st.Backends = nil, nil
+	for p := range s.parts {
+		st.Partitions = append(st.Partitions, p)
+	}
+	for b := range s.bes {
+		st.Backends = append(st.Backends, b)
+	}
+	slices.Sort(st.Partitions)
+	slices.Sort(st.Backends)
+	return st
+}
+
+// Run drains the child into the table. It does not close the child.
+func (s *TableSink) Run(ctx context.Context) error {
+	for {
+		rec, err := s.child.Next(ctx)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		err = s.write(ctx, rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (s *TableSink) write(ctx context.Context, rec arrow.Record) error {
+	n := int(rec.NumRows())
+	if n == 0 {
+		return nil
+	}
+	out, err := s.convert(rec)
+	if err != nil {
+		return err
+	}
+	defer out.Release()
+	s.row += n
+	s.stats.Rows += int64(n)
+	parts, err := s.partitionOf(out)
+	if err != nil {
+		return err
+	}
+	nb := s.spec.Buckets
+	buckets := make([]int, n)
+	if len(s.spec.DistColumns) > 0 {
+		cols := make([]arrow.Array, len(s.spec.DistColumns))
+		for i, ci := range s.spec.DistColumns {
+			cols[i] = out.Column(ci)
+		}
+		hs := make([]uint64, n)
+		types.HashColumns(cols, hs)
+		for i, h := range hs {
+			buckets[i] = types.Bucket(h, nb)
+		}
+	} else {
+		b := s.rr % nb
+		s.rr++
+		for i := range buckets {
+			buckets[i] = b
+		}
+	}
+	// Row indexes per tablet (partition × bucket), by a counting sort.
+	slot := make([]int32, n)
+	counts := make([]int32, len(s.spec.Partitions)*nb+1)
+	for i := range slot {
+		sl := int32(parts[i]*nb + buckets[i])
+		slot[i] = sl
+		counts[sl+1]++
+	}
+	for i := 1; i < len(counts); i++ {
+		counts[i] += counts[i-1]
+	}
+	idx := make([]int32, n)
+	next := slices.Clone(counts[:len(counts)-1])
+	for i, sl := range slot {
+		idx[next[sl]] = int32(i)
+		next[sl]++
+	}
+	for sl := 0; sl+1 < len(counts); sl++ {
+		lo, hi := counts[sl], counts[sl+1]
+		if lo == hi {
+			continue
+		}
+		p := &s.spec.Partitions[sl/nb]
+		tb := p.Tablets[sl%nb]
+		piece, err := takeRows(s.env, out, idx[lo:hi], s.schema)
+		if err != nil {
+			return err
+		}
+		s.parts[p.ID] = true
+		s.stats.Bytes += RecordBytes(piece)
+		for _, be := range tb.Replicas {
+			s.bes[be] = true
+			if err := s.w.Write(ctx, be, tb.Tablet, piece); err != nil {
+				piece.Release()
+				return err
+			}
+		}
+		piece.Release()
+	}
+	return nil
+}
+
+// convert casts rec's columns to the table's types (a load's strict cast).
+func (s *TableSink) convert(rec arrow.Record) (arrow.Record, error) {
+	cols := make([]arrow.Array, len(s.spec.Columns))
+	release := func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}
+	for i, c := range s.spec.Columns {
+		src := rec.Column(i)
+		from := s.from[i].Type
+		var out arrow.Array
+		if arrow.TypeEqual(src.DataType(), c.Type.Arrow()) && (from.SameFamily(c.Type) && !c.Type.IsString() || from == c.Type) {
+			src.Retain()
+			out = src
+		} else {
+			var err error
+			out, err = eval.CastStrict(src, from, c.Type, c.Name, s.row, s.env.Mem)
+			if err != nil {
+				release()
+				return nil, err
+			}
+		}
+		cols[i] = out
+		if !c.Nullable && out.NullN() > 0 {
+			release()
+			return nil, sqlerr.BadNull.New(c.Name)
+		}
+	}
+	out := array.NewRecord(s.schema, cols, rec.NumRows())
+	release()
+	return out, nil
+}
+
+// partitionOf is, per row, the index of the spec partition holding it.
+func (s *TableSink) partitionOf(rec arrow.Record) ([]int, error) {
+	n := int(rec.NumRows())
+	out := make([]int, n)
+	if s.spec.PartKind == 0 {
+		return out, nil
+	}
+	col := rec.Column(s.spec.PartColumn)
+	ct := s.spec.Columns[s.spec.PartColumn].Type
+	for i := 0; i < n; i++ {
+		v := types.DatumAt(col, i, ct)
+		found := -1
+		for pi := range s.spec.Partitions {
+			if SinkPartitionHolds(s.spec.PartKind, &s.spec.Partitions[pi], v) {
+				found = pi
+				break
+			}
+		}
+		if found < 0 {
+			return nil, sqlerr.Doris.New(fmt.Sprintf("no partition for value %s of column %s", v.String(), s.spec.Columns[s.spec.PartColumn].Name))
+		}
+		out[i] = found
+	}
+	return out, nil
+}
+
+// SinkPartitionHolds reports whether partition p (of a table partitioned
+// by kind: 1 range, 2 list) holds value v.
+func SinkPartitionHolds(kind uint8, p *fragment.SinkPartition, v types.Datum) bool {
+	switch kind {
+	case 1:
+		if v.Null {
+			// NULL sorts lowest: it belongs to the partition with no lower bound.
+			return p.Lower == nil
+		}
+		if p.Lower != nil && types.Compare(v, *p.Lower) < 0 {
+			return false
+		}
+		return p.Upper == nil || types.Compare(v, *p.Upper) < 0
+	case 2:
+		for _, x := range p.Values {
+			if types.Compare(v, x) == 0 && v.Null == x.Null {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// takeRows gathers rows idx of rec (all rows: rec itself, retained).
+func takeRows(env *Env, rec arrow.Record, idx []int32, schema *arrow.Schema) (arrow.Record, error) {
+	if len(idx) == int(rec.NumRows()) {
+		rec.Retain()
+		return rec, nil
+	}
+	cols := make([]arrow.Array, rec.NumCols())
+	for i := range cols {
+		a, err := eval.Take(env.Mem, rec.Column(i), idx)
+		if err != nil {
+			releaseAll(cols[:i])
+			return nil, err
+		}
+		cols[i] = a
+	}
+	out := array.NewRecord(schema, cols, int64(len(idx)))
+	releaseAll(cols)
+	return out, nil
+}

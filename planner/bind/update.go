@@ -1,0 +1,139 @@
+package bind
+
+import (
+	"strings"
+
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/storage"
+)
+
+// BindUpdate binds UPDATE t [AS a] SET col = expr, … [FROM …] WHERE … as
+// Doris runs it: an INSERT into the UNIQUE KEY table t of every row the
+// query matches, its SET columns replaced and the others read back, so the
+// new rows replace the old versions of their keys in one load transaction.
+// SET expressions see the row as it was (standard SQL, as Doris). Doris's
+// FROM form arrives from the parser as MySQL's multi-table form
+// (UPDATE t, <from items> SET …); the target is the first table named.
+func (b *Binder) BindUpdate(n *sqlparser.Update) (*Insert, error) {
+	switch {
+	case n.With != nil:
+		return nil, sqlerr.NotSupportedYet.New("UPDATE with a WITH clause")
+	case len(n.OrderBy) > 0 || n.Limit != nil:
+		return nil, sqlerr.NotSupportedYet.New("UPDATE with ORDER BY or LIMIT")
+	case len(n.Returning) > 0:
+		return nil, sqlerr.NotSupportedYet.New("UPDATE ... RETURNING")
+	case n.Ignore != "":
+		return nil, sqlerr.NotSupportedYet.New("UPDATE IGNORE")
+	}
+	ate := UpdateTarget(n.TableExprs)
+	if ate == nil {
+		return nil, sqlerr.NotSupportedYet.New("UPDATE of a derived table")
+	}
+	tn := ate.Expr.(sqlparser.TableName)
+	db, t, err := b.resolveWriteTarget(tn, "target table in update command should be an olapTable")
+	if err != nil {
+		return nil, err
+	}
+	if t.Keys != storage.UniqueKeys {
+		return nil, sqlerr.Doris.New("Only unique table could be updated.")
+	}
+	alias := ate.As.String()
+	// The target's qualifier in the generated select list.
+	qual := sqlparser.TableName{Name: tn.Name, DbQualifier: tn.DbQualifier}
+	if alias != "" {
+		qual = sqlparser.TableName{Name: sqlparser.NewTableIdent(alias)}
+	}
+	set := make(map[int]sqlparser.Expr, len(n.Exprs))
+	for _, a := range n.Exprs {
+		if err := checkAssignmentTarget(a.Name, db, tn.Name.String(), alias); err != nil {
+			return nil, err
+		}
+		ci := t.ColumnIndex(a.Name.Name.String())
+		if ci < 0 {
+			return nil, sqlerr.Doris.New("unknown column in assignment list: " + a.Name.Name.String())
+		}
+		if t.Columns[ci].IsKey {
+			return nil, sqlerr.Doris.New("Only value columns of unique table could be updated")
+		}
+		if _, dup := set[ci]; dup {
+			return nil, sqlerr.FieldSpecifiedTwice.New(t.Columns[ci].Name)
+		}
+		set[ci] = a.Expr
+	}
+	// SELECT <every column, SET ones replaced> FROM <tables> WHERE <cond>;
+	// a DEFAULT assignment selects NULL and takes the column's default below.
+	sel := &sqlparser.Select{From: n.TableExprs, Where: n.Where}
+	target := make([]int, len(t.Columns))
+	defaults := make([]expr.Expr, len(t.Columns))
+	for ci, c := range t.Columns {
+		target[ci] = ci
+		e, ok := set[ci]
+		switch {
+		case !ok:
+			e = &sqlparser.ColName{Name: sqlparser.NewColIdent(c.Name), Qualifier: qual}
+		case isDefault(e):
+			d, err := defaultValue(c)
+			if err != nil {
+				return nil, err
+			}
+			defaults[ci], target[ci] = d, -1
+			e = &sqlparser.NullVal{}
+		}
+		sel.SelectExprs = append(sel.SelectExprs, &sqlparser.AliasedExpr{Expr: e})
+	}
+	q, err := b.BindSelect(sel)
+	if err != nil {
+		return nil, err
+	}
+	return &Insert{DB: db, Table: t, Source: b.projectToTable(t, q.Plan, target, defaults)}, nil
+}
+
+// UpdateTarget is the first base table of an UPDATE's table list: the
+// target (the table after UPDATE, or the left end of MySQL's join form).
+func UpdateTarget(exprs sqlparser.TableExprs) *sqlparser.AliasedTableExpr {
+	if len(exprs) == 0 {
+		return nil
+	}
+	switch te := exprs[0].(type) {
+	case *sqlparser.AliasedTableExpr:
+		if _, ok := te.Expr.(sqlparser.TableName); ok {
+			return te
+		}
+	case *sqlparser.JoinTableExpr:
+		return UpdateTarget(sqlparser.TableExprs{te.LeftExpr})
+	case *sqlparser.ParenTableExpr:
+		return UpdateTarget(te.Exprs)
+	}
+	return nil
+}
+
+// checkAssignmentTarget refuses SET x.col where x is not the target (its
+// alias, or its name when it has none), as Doris does.
+func checkAssignmentTarget(c *sqlparser.ColName, db, table, alias string) error {
+	q := c.Qualifier
+	if q.IsEmpty() {
+		return nil
+	}
+	bad := func() error {
+		return sqlerr.Doris.New("column in assignment list is invalid, " + sqlparser.String(c))
+	}
+	if alias != "" {
+		if !q.DbQualifier.IsEmpty() || !strings.EqualFold(q.Name.String(), alias) {
+			return bad()
+		}
+		return nil
+	}
+	if !strings.EqualFold(q.Name.String(), table) ||
+		(!q.DbQualifier.IsEmpty() && !strings.EqualFold(q.DbQualifier.String(), db)) {
+		return bad()
+	}
+	return nil
+}
+
+func isDefault(e sqlparser.Expr) bool {
+	_, ok := e.(*sqlparser.Default)
+	return ok
+}

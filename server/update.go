@@ -1,0 +1,28 @@
+package server
+
+import (
+	"context"
+
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/dorisgo/dorisgo/server/wire"
+	"github.com/dorisgo/dorisgo/sql/parser"
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+// update runs UPDATE on a UNIQUE KEY table as Doris does: the matched rows,
+// with their SET columns replaced, are written as one load transaction (a
+// sub-transaction inside BEGIN), replacing the old versions of their keys.
+// The answer's affected rows are the rows written.
+func (s *Session) update(ctx context.Context, st *parser.Vitess, n *sqlparser.Update, params []types.Datum, w wire.ResultWriter) error {
+	if params == nil {
+		if err := noPlaceholder(n); err != nil {
+			return err
+		}
+	}
+	ins, err := newBinder(s, params).BindUpdate(n)
+	if err != nil {
+		return err
+	}
+	return s.runInsert(ctx, st.Text, ins, w)
+}
