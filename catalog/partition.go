@@ -287,6 +287,26 @@ func compareDatum(a, b types.Datum) int {
 	return cmp.Compare(a.I, b.I)
 }
 
+// PartitionIndex is the index of the partition of t holding a value of its
+// partition column, -1 when none does (always 0 for an unpartitioned table).
+func (t *Table) PartitionIndex(v types.Datum) int {
+	for i, p := range t.Partitions {
+		switch t.PartKind {
+		case PartNone:
+			return i
+		case PartRange:
+			if types.RangeHolds(p.Lower, p.Upper, v) {
+				return i
+			}
+		case PartList:
+			if types.ListHolds(p.Values, v) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
 // PartitionByName finds a partition (case-insensitive, as Doris).
 func (t *Table) PartitionByName(name string) *Partition {
 	for _, p := range t.Partitions {

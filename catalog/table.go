@@ -227,6 +227,13 @@ func (t *Table) setKeys(keys []string) error {
 		switch {
 		case col.IsKey && col.Agg != storage.AggNone:
 			return sqlerr.Doris.New(fmt.Sprintf("Key column %s can not set aggregation type", col.Name))
+		case col.IsKey && (col.Type.Kind == types.Bitmap || col.Type.Kind == types.HLL):
+			return sqlerr.Doris.New(fmt.Sprintf("Key column can not set bitmap or hll type:%s", col.Name))
+		case col.Type.Kind == types.Bitmap && col.Agg != storage.AggNone && col.Agg != storage.AggBitmapUnion,
+			col.Type.Kind == types.HLL && col.Agg != storage.AggNone && col.Agg != storage.AggHLLUnion,
+			col.Agg == storage.AggBitmapUnion && col.Type.Kind != types.Bitmap,
+			col.Agg == storage.AggHLLUnion && col.Type.Kind != types.HLL:
+			return sqlerr.Doris.New(fmt.Sprintf("Aggregate type %s is not compatible with primitive type %s", col.Agg, col.Type))
 		case col.IsKey && col.Type.Kind == types.JSON:
 			return sqlerr.Doris.New(fmt.Sprintf("JSONB type should not be used in key column[%s].", col.Name))
 		case !col.IsKey && t.Keys == storage.AggKeys && col.Agg == storage.AggNone:

@@ -326,6 +326,19 @@ func TestBitmapHLLColumns(t *testing.T) {
 	mustExec(t, db, "USE bh")
 	mustExec(t, db, `CREATE TABLE uv (dt INT, page VARCHAR(10), users BITMAP BITMAP_UNION, h HLL HLL_UNION)
 		AGGREGATE KEY(dt, page) DISTRIBUTED BY HASH(dt) BUCKETS 4 PROPERTIES ("replication_num" = "1")`)
+	// Doris's rules for the column types: never a key, only their union.
+	for stmt, msg := range map[string]string{
+		`CREATE TABLE bk (b BITMAP, k INT) DUPLICATE KEY(b) DISTRIBUTED BY HASH(k) BUCKETS 1 PROPERTIES ("replication_num" = "1")`:           "Key column can not set bitmap or hll type:b",
+		`CREATE TABLE bs (k INT, b BITMAP SUM) AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1 PROPERTIES ("replication_num" = "1")`:       "Aggregate type SUM is not compatible with primitive type BITMAP",
+		`CREATE TABLE bi (k INT, b INT BITMAP_UNION) AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1 PROPERTIES ("replication_num" = "1")`: "Aggregate type BITMAP_UNION is not compatible with primitive type INT",
+		`CREATE TABLE hh (k INT, h HLL MAX) AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1 PROPERTIES ("replication_num" = "1")`:          "Aggregate type MAX is not compatible with primitive type HLL",
+	} {
+		_, err := db.Exec(stmt)
+		wantCode(t, err, 1105, stmt)
+		if !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: %v, want %q", stmt, err, msg)
+		}
+	}
 	mustExec(t, db, `INSERT INTO uv VALUES (1, 'a', to_bitmap(1), hll_hash(1)), (1, 'a', to_bitmap(2), hll_hash(2)),
 		(2, 'a', to_bitmap(4), hll_hash(4))`)
 	mustExec(t, db, `INSERT INTO uv VALUES (1, 'a', to_bitmap(2), hll_hash(2)), (1, 'b', bitmap_from_string('3,5'), hll_hash(3)),

@@ -52,7 +52,9 @@ func readDorisOut(t *testing.T, name string) *dorisOut {
 	}
 	defer f.Close()
 	out := &dorisOut{}
-	in := false
+	// A case whose first line is empty and is followed by another empty
+	// line has one row, the empty string (a case with no rows has one).
+	in, maybeEmpty := false, false
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		l := sc.Text()
@@ -61,9 +63,13 @@ func readDorisOut(t *testing.T, name string) *dorisOut {
 		case strings.HasPrefix(l, "-- !") && strings.HasSuffix(l, " --"):
 			out.names = append(out.names, strings.TrimSuffix(strings.TrimPrefix(l, "-- !"), " --"))
 			out.rows = append(out.rows, nil)
-			in = true
-		case l == "":
+			in, maybeEmpty = true, false
+		case l == "" && in:
 			in = false
+			maybeEmpty = len(out.rows[len(out.rows)-1]) == 0
+		case l == "" && maybeEmpty:
+			out.rows[len(out.rows)-1] = append(out.rows[len(out.rows)-1], "")
+			maybeEmpty = false
 		case in:
 			out.rows[len(out.rows)-1] = append(out.rows[len(out.rows)-1], l)
 		}

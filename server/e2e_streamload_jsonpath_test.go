@@ -85,3 +85,43 @@ func TestE2EStreamLoadJSONPaths(t *testing.T) {
 		t.Errorf("csv with jsonpaths: %+v", r)
 	}
 }
+
+// TestE2EStreamLoadPartitions: a row no partition holds is filtered ("no
+// partition for this tuple", counted against max_filter_ratio, in the
+// ErrorURL), and the partitions header limits a load to the partitions it
+// names.
+func TestE2EStreamLoadPartitions(t *testing.T) {
+	s := newServer(t)
+	db := openDB(t, s.MySQLAddr(), "", true)
+	mustExec(t, db, "CREATE DATABASE sp")
+	mustExec(t, db, `CREATE TABLE sp.t (k INT, v INT) DUPLICATE KEY(k)
+		PARTITION BY RANGE(k) (PARTITION p1 VALUES LESS THAN ("10"), PARTITION p2 VALUES LESS THAN ("20"))
+		DISTRIBUTED BY HASH(k) BUCKETS 2 PROPERTIES ("replication_num" = "1")`)
+	load := func(h map[string]string) loadReply {
+		t.Helper()
+		h["column_separator"] = ","
+		r, err := streamLoad(t.Context(), s.HTTPAddr(), "sp", "t", "root", "", h, strings.NewReader("5,1\n15,2\n25,3\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := load(map[string]string{}); r.Status != "Fail" || r.NumberFilteredRows != 1 || !strings.Contains(r.Message, "too many filtered rows") {
+		t.Fatalf("row outside every partition: %+v", r)
+	}
+	r := load(map[string]string{"max_filter_ratio": "0.5"})
+	if r.Status != "Success" || r.NumberLoadedRows != 2 || r.NumberFilteredRows != 1 || r.ErrorURL == "" {
+		t.Fatalf("with max_filter_ratio: %+v", r)
+	}
+	if code, log := fetchErrorLog(t, r.ErrorURL, "root", ""); code != 200 || !strings.Contains(log, "no partition for this tuple") || !strings.Contains(log, "25,3") {
+		t.Fatalf("error log: %d %s", code, log)
+	}
+	r = load(map[string]string{"partitions": "p2", "max_filter_ratio": "1"})
+	if r.Status != "Success" || r.NumberLoadedRows != 1 || r.NumberFilteredRows != 2 {
+		t.Fatalf("partitions p2: %+v", r)
+	}
+	wantJoined(t, queryStrings(t, db, "SELECT k FROM sp.t ORDER BY k"), "5 15 15")
+	if r := load(map[string]string{"partitions": "p1, p9"}); r.Status != "Fail" || !strings.Contains(r.Message, "partition p9 does not exist in table t") {
+		t.Fatalf("unknown partition: %+v", r)
+	}
+}

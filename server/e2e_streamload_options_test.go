@@ -219,7 +219,7 @@ func TestE2EStreamLoadHeaders(t *testing.T) {
 	count := func() int { return len(queryInts(t, db, "SELECT k FROM hdr.t")) }
 
 	for name, value := range map[string]string{
-		"merge_type": "DELETE", "partial_columns": "true", "function_column.sequence_col": "v", "partitions": "p1",
+		"merge_type": "DELETE", "partial_columns": "true", "function_column.sequence_col": "v",
 		"timezone": "UTC", "exec_mem_limit": "1000", "enclose": `"`, "escape": `\`, "trim_double_quotes": "true",
 		"group_commit": "async_mode", "delete": "k = 1", "hidden_columns": "__DORIS_DELETE_SIGN__",
 	} {

@@ -34,7 +34,7 @@ var unsupportedLoadHeaders = map[string]string{
 	"txn_id": "", "txn_operation": "",
 	"merge_type": "append", "delete": "", "partial_columns": "false", "unique_key_update_mode": "upsert",
 	"function_column.sequence_col": "", "sequence_col": "", "hidden_columns": "",
-	"partitions": "", "temporary_partitions": "", "timezone": "", "time_zone": "",
+	"temporary_partitions": "", "timezone": "", "time_zone": "",
 	"exec_mem_limit": "", "load_mem_limit": "", "enclose": "", "escape": "", "trim_double_quotes": "false",
 	"negative": "false", "load_to_single_tablet": "false", "enable_profile": "false",
 	"memtable_on_sink_node": "false", "group_commit": "off_mode", "cloud_cluster": "",
@@ -46,6 +46,7 @@ var loadHeaders = map[string]bool{
 	"where": true, "max_filter_ratio": true, "strict_mode": true, "strip_outer_array": true,
 	"read_json_by_line": true, "timeout": true, "comment": true, "skip_lines": true, "compress_type": true,
 	"jsonpaths": true, "json_root": true, "fuzzy_parse": true, "num_as_string": true, "two_phase_commit": true,
+	"partitions": true,
 	// Only how many senders feed the tablets (Doris); nothing to change here.
 	"send_batch_parallelism": true,
 }
@@ -72,6 +73,10 @@ type loadParser struct {
 	skipLines  int
 	stripOuter bool
 	twoPhase   bool // two_phase_commit: stop at PRECOMMITTED
+	// table is the load's table; parts, when the partitions header names
+	// some, the indexes of those partitions (rows of others are filtered).
+	table *catalog.Table
+	parts map[int]bool
 	// jsonRoot and jsonPaths are gjson paths from json_root and jsonpaths
 	// ("" and nil when not sent); jsonRootText is json_root as written.
 	jsonRoot, jsonRootText string
@@ -154,6 +159,22 @@ func newLoadParser(h http.Header, t *catalog.Table) (*loadParser, error) {
 	}
 	if p.twoPhase, err = boolHeader(h, "two_phase_commit"); err != nil {
 		return nil, err
+	}
+	p.table = t
+	if v := strings.TrimSpace(h.Get("partitions")); v != "" {
+		p.parts = map[int]bool{}
+		for _, name := range strings.Split(v, ",") {
+			name = strings.TrimSpace(name)
+			part := t.PartitionByName(name)
+			if part == nil {
+				return nil, sqlerr.Doris.New(fmt.Sprintf("partition %s does not exist in table %s", name, t.Name))
+			}
+			for i, q := range t.Partitions {
+				if q.ID == part.ID {
+					p.parts[i] = true
+				}
+			}
+		}
 	}
 	if p.strict, err = boolHeader(h, "strict_mode"); err != nil {
 		return nil, err

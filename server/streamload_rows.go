@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/sql/eval"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
@@ -163,7 +164,7 @@ func (p *loadParser) finish(b *typedBatch) (arrow.Record, error) {
 	defer b.src.Release()
 	rows := int(b.src.NumRows())
 	p.total.Add(int64(rows))
-	if p.plain && len(b.faults) == 0 {
+	if p.plain && len(b.faults) == 0 && !p.routesPartitions() {
 		p.loaded.Add(int64(rows))
 		b.src.Retain()
 		return b.src, nil
@@ -213,6 +214,7 @@ func (p *loadParser) finish(b *typedBatch) (arrow.Record, error) {
 	defer keep.Release()
 	keep.Reserve(rows)
 	var loaded, filtered, unselected int64
+	partOK := p.partitionCheck(out)
 	w := 0
 	for r := 0; r < rows; r++ {
 		var f *rowFault
@@ -229,6 +231,9 @@ func (p *loadParser) finish(b *typedBatch) (arrow.Record, error) {
 		case f != nil:
 			filtered++
 			p.errs.add(b.first+r, func() (string, string) { return p.reason(f), b.lineOf(r) })
+		case partOK != nil && !partOK(r):
+			filtered++
+			p.errs.add(b.first+r, func() (string, string) { return "no partition for this tuple", b.lineOf(r) })
 		default:
 			loaded++
 			keep.UnsafeAppend(true)
@@ -246,6 +251,35 @@ func (p *loadParser) finish(b *typedBatch) (arrow.Record, error) {
 	k := keep.NewBooleanArray()
 	defer k.Release()
 	return eval.Filter(out, k, mem)
+}
+
+// routesPartitions: rows must be checked against the table's partitions
+// (a partitioned table, or a partitions header naming some).
+func (p *loadParser) routesPartitions() bool {
+	return p.table != nil && (p.table.PartKind != catalog.PartNone || p.parts != nil)
+}
+
+// partitionCheck tells, per row of a batch of the table's rows, whether a
+// partition the load may write holds it (nil: every row may load). A row no
+// partition holds, or one outside the partitions header's, is filtered, as
+// Doris's table sink does ("no partition for this tuple").
+func (p *loadParser) partitionCheck(out arrow.Record) func(r int) bool {
+	if !p.routesPartitions() {
+		return nil
+	}
+	t := p.table
+	var col arrow.Array
+	var ct types.T
+	if t.PartKind != catalog.PartNone {
+		col, ct = out.Column(t.PartColumn), t.Columns[t.PartColumn].Type
+	}
+	return func(r int) bool {
+		i := 0
+		if col != nil {
+			i = t.PartitionIndex(types.DatumAt(col, r, ct))
+		}
+		return i >= 0 && (p.parts == nil || p.parts[i])
+	}
 }
 
 // sinkFaults adds the table sink's faults of column i's values: NULL in a

@@ -29,6 +29,16 @@ var (
 	failuresFlag = flag.String("difftest.failures", "", "append every failure to this file as a JSON line")
 	dumpFlag     = flag.String("difftest.dump", "", "write the dorisgo DDL and INSERTs and the queries to this file prefix and stop")
 	binFlag      = flag.String("difftest.dorisgo", "", "a prebuilt dorisgo binary (default: build ../../cmd/dorisgo)")
+
+	mutationsFlag   = flag.Int("difftest.mutations", defaultMutations, "DELETE/UPDATE/INSERT steps per mutated table (the 1be and cluster modes run a share)")
+	viewQueriesFlag = flag.Int("difftest.viewqueries", defaultViewQueries, "generated queries over views (the 1be and cluster modes run a share)")
+)
+
+// defaultMutations and defaultViewQueries size the default run's write
+// path and view phases (about 20 s on 3 backends, see doc.go).
+const (
+	defaultMutations   = 30
+	defaultViewQueries = 150
 )
 
 // defaultQueries is the default run's query count per seed: enough to
@@ -93,6 +103,9 @@ func TestGenerateDeterministic(t *testing.T) {
 			t.Fatalf("query %d differs between two runs", i)
 		}
 	}
+	if x, y := mutationTexts(7), mutationTexts(7); strings.Join(x, ";") != strings.Join(y, ";") {
+		t.Fatal("mutations or views differ between two runs")
+	}
 	for _, tb := range Tables() {
 		x, y := Inserts(7, tb, 100), Inserts(7, tb, 100)
 		if strings.Join(x, ";") != strings.Join(y, ";") {
@@ -149,6 +162,26 @@ func dump(t *testing.T, prefix string, seed int64, n int) {
 		if q.TLP != "" {
 			fmt.Fprintf(&queries, "-- %d tlp\n%s;\n", i, q.TLP)
 		}
+	}
+	// the write path's scripts (each table's statements, then a query after
+	// each step) and the views with the queries over them.
+	for _, ms := range Mutations(seed, *mutationsFlag) {
+		for _, st := range ms.setup {
+			fmt.Fprintf(&queries, "%s;\n", st.d)
+		}
+		for k, st := range ms.steps {
+			fmt.Fprintf(&queries, "-- dml %s step %d\n%s;\n", ms.t.name, k, st.st.d)
+			for _, c := range st.checks {
+				fmt.Fprintf(&queries, "%s;\n", c.Doris)
+			}
+		}
+	}
+	vs, vqs := Views(seed, *viewQueriesFlag)
+	for _, v := range vs {
+		fmt.Fprintf(&queries, "%s;\n", v.d)
+	}
+	for i, q := range vqs {
+		fmt.Fprintf(&queries, "-- view query %d\n%s;\n", i, q.Doris)
 	}
 	if err := os.WriteFile(prefix+".setup.sql", []byte(setup.String()), 0o644); err != nil {
 		t.Fatal(err)
@@ -453,38 +486,14 @@ func (r *runner) run(n int) {
 
 	start = time.Now()
 	for i, q := range Generate(seed, n) {
-		// want is DuckDB's answer; without DuckDB, dorisgo's own.
-		var want *engine.Result
-		if duck != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			t0 := time.Now()
-			w, err := duck.Query(ctx, q.Duck)
-			r.byShape["duckdb"] += time.Since(t0)
-			cancel()
-			if err != nil {
-				// The generator must only write SQL both engines accept.
-				r.fail(i, q, "query", "duckdb-error", q.Doris, "DuckDB rejects the generated query: "+err.Error())
-				continue
-			}
-			want = &w
-		}
-		base, ok := r.check(i, q, "query", "", q.Doris, want, q.Ordered)
-		if want == nil {
-			if !ok {
-				continue
-			}
-			want = &base
-		}
-		// TLP checks dorisgo against itself: the partitions' union must be
-		// the query's rows, whatever DuckDB says.
-		if q.TLP != "" && ok {
-			r.check(i, q, "tlp", "", q.TLP, &base, false)
-		}
-		for j, v := range q.Variants {
-			if *allFlag || (i+j)%3 == 0 {
-				r.check(i, q, v.Label, v.Session, v.Text, want, q.Ordered)
-			}
-		}
+		r.one(i, q, duck)
+	}
+	if duck != nil {
+		// the write path and views: against DuckDB only (the mutated
+		// tables differ from the loaded ones, TLP still applies).
+		share := r.s.m.share
+		r.mutate(duck, max(1, *mutationsFlag/share))
+		r.views(duck, n, max(1, *viewQueriesFlag/share))
 	}
 	var kinds []string
 	for k, c := range r.byKind {
@@ -495,6 +504,43 @@ func (r *runner) run(n int) {
 	t.Logf("time by shape: %v", r.byShape)
 	for _, sr := range r.slow {
 		t.Logf("slow: query %d %s: %s", sr.query, sr.label, sr.d.Round(time.Millisecond))
+	}
+}
+
+// one runs query i on DuckDB and dorisgo (with its TLP text and a share
+// of its variants) and compares the rows.
+func (r *runner) one(i int, q Query, duck *engine.DuckDB) {
+	// want is DuckDB's answer; without DuckDB, dorisgo's own.
+	var want *engine.Result
+	if duck != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		t0 := time.Now()
+		w, err := duck.Query(ctx, q.Duck)
+		r.byShape["duckdb"] += time.Since(t0)
+		cancel()
+		if err != nil {
+			// The generator must only write SQL both engines accept.
+			r.fail(i, q, "query", "duckdb-error", q.Doris, "DuckDB rejects the generated query: "+err.Error())
+			return
+		}
+		want = &w
+	}
+	base, ok := r.check(i, q, "query", "", q.Doris, want, q.Ordered)
+	if want == nil {
+		if !ok {
+			return
+		}
+		want = &base
+	}
+	// TLP checks dorisgo against itself: the partitions' union must be
+	// the query's rows, whatever DuckDB says.
+	if q.TLP != "" && ok {
+		r.check(i, q, "tlp", "", q.TLP, &base, false)
+	}
+	for j, v := range q.Variants {
+		if *allFlag || (i+j)%3 == 0 {
+			r.check(i, q, v.Label, v.Session, v.Text, want, q.Ordered)
+		}
 	}
 }
 

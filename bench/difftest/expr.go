@@ -66,7 +66,10 @@ func inexact(e ex) ex {
 }
 
 // gen draws expressions and queries from one seeded source.
-type gen struct{ r *rand.Rand }
+type gen struct {
+	r      *rand.Rand
+	fnNext int // funcQuery's next case of scalarFns, predFns and aggFns, in turn
+}
 
 func (g *gen) n(k int) int         { return g.r.IntN(k) }
 func (g *gen) p(pct int) bool      { return g.r.IntN(100) < pct }
@@ -125,6 +128,12 @@ func (g *gen) value(t typ, al string, depth int) ex {
 		}
 	}
 	d := depth - 1
+	// a function call of funcs.go's table now and then.
+	if t != tBool && g.p(14) {
+		if e, ok := g.scalarCall(t, al, d); ok {
+			return e
+		}
+	}
 	sub := func(t typ) ex { return g.value(t, al, d) }
 	switch t {
 	case tInt:
@@ -250,6 +259,16 @@ func (g *gen) pred(al string, depth int) ex {
 		default:
 			return mk(tBool, "NOT (%s)", g.pred(al, depth-1))
 		}
+	}
+	if depth > 0 && g.p(8) {
+		// a boolean function of funcs.go's table.
+		var cs []fnCase
+		for _, c := range scalarFns {
+			if c.ret == tBool {
+				cs = append(cs, c)
+			}
+		}
+		return g.call(pick(g, append(cs, predFns...)), al, depth-1)
 	}
 	t := g.cmpType()
 	x := g.value(t, al, min(depth, 1))

@@ -60,7 +60,7 @@ var allClasses = func() []string {
 		"outer/distinct", "derived", "semi/subquery", "semijoin", "set", "window",
 		"tlp", "tlp/agg", "tlp/distinct", "tlp/outer-null-side",
 		"on/equi", "on/mixed", "on/expr", "on/null-safe", "on/equi+nonequi", "on/equi+pred", "on/nonequi", "on/or",
-		"on/const", "on/one-side", "side/topn", "side/agg", "big"}
+		"on/const", "on/one-side", "side/topn", "side/agg", "big", "funcs", "funcs/agg"}
 	for _, k := range []string{"INNER", "LEFT", "RIGHT", "FULL OUTER", "LEFT SEMI", "LEFT ANTI", "RIGHT SEMI", "RIGHT ANTI"} {
 		cs = append(cs, "kind/"+k)
 	}
@@ -75,7 +75,7 @@ func Generate(seed int64, n int) []Query {
 	g := &gen{r: rand.New(rand.NewPCG(uint64(seed), 0x5eed))}
 	shapes := []func() Query{g.selectQuery, g.selectQuery, g.aggQuery, g.aggQuery, g.joinQuery, g.joinQuery,
 		g.joinQuery, g.joinAggQuery, g.joinAggQuery, g.chainQuery, g.chainQuery, g.outerQuery, g.outerQuery,
-		g.semiQuery, g.semiJoinQuery, g.setQuery, g.windowQuery, g.derivedQuery}
+		g.semiQuery, g.semiJoinQuery, g.setQuery, g.windowQuery, g.derivedQuery, g.funcQuery, g.funcQuery}
 	var out []Query
 	for len(out) < n {
 		q := pick(g, shapes)()
@@ -311,6 +311,9 @@ func (g *gen) selectQuery() Query {
 // aggregate draws one aggregate over alias al; its agg field says how TLP
 // re-aggregates it ("-": it cannot).
 func (g *gen) aggregate(al string) ex {
+	if g.p(25) {
+		return g.aggCall(al)
+	}
 	var e ex
 	switch g.n(8) {
 	case 0:

@@ -3,7 +3,6 @@ package coord
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -11,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/execution/op"
 	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/sql/eval"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
@@ -310,44 +310,14 @@ func (l *loader) route(rec arrow.Record, schema *arrow.Schema) error {
 	if err != nil {
 		return err
 	}
-	buckets := make([]int, n)
+	var cols []arrow.Array
 	if l.t.Dist.Kind == catalog.DistHash {
-		cols := make([]arrow.Array, len(l.t.Dist.Columns))
-		for i, ci := range l.t.Dist.Columns {
-			cols[i] = rec.Column(ci)
-		}
-		hs := make([]uint64, n)
-		types.HashColumns(cols, hs)
-		for i, h := range hs {
-			buckets[i] = types.Bucket(h, l.t.Dist.Buckets)
-		}
-	} else {
-		// RANDOM: the whole batch goes to one bucket, rotating per batch.
-		b := l.rr % l.t.Dist.Buckets
-		l.rr++
-		for i := range buckets {
-			buckets[i] = b
+		for _, ci := range l.t.Dist.Columns {
+			cols = append(cols, rec.Column(ci))
 		}
 	}
-	// Group row indexes per tablet (partition × bucket) with a counting
-	// sort: no map, one pass to count and one to place.
 	nb := l.t.Dist.Buckets
-	slot := make([]int32, n)
-	counts := make([]int32, len(l.t.Partitions)*nb+1)
-	for i := range slot {
-		sl := int32(parts[i]*nb + buckets[i])
-		slot[i] = sl
-		counts[sl+1]++
-	}
-	for i := 1; i < len(counts); i++ {
-		counts[i] += counts[i-1]
-	}
-	idx := make([]int32, n)
-	next := slices.Clone(counts[:len(counts)-1])
-	for i, sl := range slot {
-		idx[next[sl]] = int32(i)
-		next[sl]++
-	}
+	counts, idx := op.TabletSlots(parts, op.RowBuckets(cols, n, nb, &l.rr), len(l.t.Partitions), nb)
 	for sl := 0; sl+1 < len(counts); sl++ {
 		lo, hi := counts[sl], counts[sl+1]
 		if lo == hi {
@@ -435,39 +405,9 @@ func partitionOf(t *catalog.Table, rec arrow.Record) ([]int, error) {
 	ct := t.Columns[t.PartColumn].Type
 	for i := 0; i < n; i++ {
 		v := types.DatumAt(col, i, ct)
-		found := -1
-		for pi, p := range t.Partitions {
-			if partitionHolds(t.PartKind, p, v) {
-				found = pi
-				break
-			}
-		}
-		if found < 0 {
+		if out[i] = t.PartitionIndex(v); out[i] < 0 {
 			return nil, sqlerr.Doris.New(fmt.Sprintf("no partition for value %s of column %s", v.String(), t.Columns[t.PartColumn].Name))
 		}
-		out[i] = found
 	}
 	return out, nil
-}
-
-func partitionHolds(kind catalog.PartKind, p *catalog.Partition, v types.Datum) bool {
-	switch kind {
-	case catalog.PartRange:
-		if v.Null {
-			// NULL sorts lowest: it belongs to the partition with no lower bound.
-			return p.Lower == nil
-		}
-		if p.Lower != nil && types.Compare(v, *p.Lower) < 0 {
-			return false
-		}
-		return p.Upper == nil || types.Compare(v, *p.Upper) < 0
-	case catalog.PartList:
-		for _, x := range p.Values {
-			if types.Compare(v, x) == 0 && v.Null == x.Null {
-				return true
-			}
-		}
-		return false
-	}
-	return true
 }

@@ -111,41 +111,11 @@ func (s *TableSink) write(ctx context.Context, rec arrow.Record) error {
 		return err
 	}
 	nb := s.spec.Buckets
-	buckets := make([]int, n)
-	if len(s.spec.DistColumns) > 0 {
-		cols := make([]arrow.Array, len(s.spec.DistColumns))
-		for i, ci := range s.spec.DistColumns {
-			cols[i] = out.Column(ci)
-		}
-		hs := make([]uint64, n)
-		types.HashColumns(cols, hs)
-		for i, h := range hs {
-			buckets[i] = types.Bucket(h, nb)
-		}
-	} else {
-		b := s.rr % nb
-		s.rr++
-		for i := range buckets {
-			buckets[i] = b
-		}
+	cols := make([]arrow.Array, len(s.spec.DistColumns))
+	for i, ci := range s.spec.DistColumns {
+		cols[i] = out.Column(ci)
 	}
-	// Row indexes per tablet (partition × bucket), by a counting sort.
-	slot := make([]int32, n)
-	counts := make([]int32, len(s.spec.Partitions)*nb+1)
-	for i := range slot {
-		sl := int32(parts[i]*nb + buckets[i])
-		slot[i] = sl
-		counts[sl+1]++
-	}
-	for i := 1; i < len(counts); i++ {
-		counts[i] += counts[i-1]
-	}
-	idx := make([]int32, n)
-	next := slices.Clone(counts[:len(counts)-1])
-	for i, sl := range slot {
-		idx[next[sl]] = int32(i)
-		next[sl]++
-	}
+	counts, idx := TabletSlots(parts, RowBuckets(cols, n, nb, &s.rr), len(s.spec.Partitions), nb)
 	for sl := 0; sl+1 < len(counts); sl++ {
 		lo, hi := counts[sl], counts[sl+1]
 		if lo == hi {
@@ -238,21 +208,9 @@ func (s *TableSink) partitionOf(rec arrow.Record) ([]int, error) {
 func SinkPartitionHolds(kind uint8, p *fragment.SinkPartition, v types.Datum) bool {
 	switch kind {
 	case 1:
-		if v.Null {
-			// NULL sorts lowest: it belongs to the partition with no lower bound.
-			return p.Lower == nil
-		}
-		if p.Lower != nil && types.Compare(v, *p.Lower) < 0 {
-			return false
-		}
-		return p.Upper == nil || types.Compare(v, *p.Upper) < 0
+		return types.RangeHolds(p.Lower, p.Upper, v)
 	case 2:
-		for _, x := range p.Values {
-			if types.Compare(v, x) == 0 && v.Null == x.Null {
-				return true
-			}
-		}
-		return false
+		return types.ListHolds(p.Values, v)
 	}
 	return true
 }

@@ -299,28 +299,8 @@ func dateAddKernel(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
 	}
 	u := newUsOf(args[0])
 	ns := i64s(args[1])
-	var step int64
-	months := int64(0)
-	switch unit {
-	case "MICROSECOND":
-		step = 1
-	case "SECOND":
-		step = 1e6
-	case "MINUTE":
-		step = 60e6
-	case "HOUR":
-		step = 3600e6
-	case "DAY":
-		step = usPerDay
-	case "WEEK":
-		step = 7 * usPerDay
-	case "MONTH":
-		months = 1
-	case "QUARTER":
-		months = 3
-	case "YEAR":
-		months = 12
-	default:
+	step, months, ok := unitStep(unit)
+	if !ok {
 		return vec{}, sqlerr.NotSupportedYet.New("INTERVAL unit " + unit)
 	}
 	return ev.temporalOut(c.T, args[:2], func(i int) (int64, bool) {

@@ -26,10 +26,9 @@ func unitAddKernel(unit string, sign int64) kernel {
 // years 0000–9999 (3.2e17 µs), far below int64's 9.2e18.
 const maxShiftUs = 4e17
 
-// shiftTime adds n units to a datetime in microseconds; month units clamp
-// the day to the target month's last (MySQL).
-func shiftTime(us, n int64, unit string) (int64, bool) {
-	var step, months int64
+// unitStep is an INTERVAL unit's length: step microseconds, or months for
+// the calendar units; ok is false for a unit dorisgo does not know.
+func unitStep(unit string) (step, months int64, ok bool) {
 	switch unit {
 	case "MICROSECOND":
 		step = 1
@@ -50,6 +49,16 @@ func shiftTime(us, n int64, unit string) (int64, bool) {
 	case "YEAR":
 		months = 12
 	default:
+		return 0, 0, false
+	}
+	return step, months, true
+}
+
+// shiftTime adds n units to a datetime in microseconds; month units clamp
+// the day to the target month's last (MySQL).
+func shiftTime(us, n int64, unit string) (int64, bool) {
+	step, months, ok := unitStep(unit)
+	if !ok {
 		return 0, false
 	}
 	if months == 0 {

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"hash/crc32"
+	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
@@ -155,7 +156,21 @@ var strLibKernels = map[string]kernel{
 		}
 		return "", false
 	}),
-	"crc32": intKernel(func(r *strRow) (int64, bool) { return int64(crc32.ChecksumIEEE([]byte(r.s(0)))), true }),
+	"bit_length": intKernel(func(r *strRow) (int64, bool) { return int64(len(r.s(0))) * 8, true }),
+	// Doris: a trailing "character" of other than one byte gives NULL; an
+	// empty string gets the character.
+	"append_trailing_char_if_absent": strKernel(func(r *strRow) (string, bool) {
+		s, c := r.s(0), r.s(1)
+		if len(c) != 1 {
+			return "", false
+		}
+		if s == "" || s[len(s)-1] != c[0] {
+			return s + c, true
+		}
+		return s, true
+	}),
+	"money_format": strKernel(func(r *strRow) (string, bool) { return moneyFormat(r.s(0)) }),
+	"crc32":        intKernel(func(r *strRow) (int64, bool) { return int64(crc32.ChecksumIEEE([]byte(r.s(0)))), true }),
 	"find_in_set": intKernel(func(r *strRow) (int64, bool) {
 		s, list := r.s(0), r.s(1)
 		if strings.Contains(s, ",") {
@@ -311,4 +326,37 @@ func re2Template(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// moneyFormat renders a number with two decimals, rounded half away from
+// zero, and a comma between each group of three integer digits (Doris's
+// money_format: 1123.456 is 1,123.46).
+func moneyFormat(s string) (string, bool) {
+	var q big.Rat
+	if _, ok := q.SetString(strings.TrimSpace(s)); !ok {
+		return "", false
+	}
+	neg := q.Sign() < 0
+	q.Abs(&q)
+	q.Mul(&q, big.NewRat(100, 1))
+	n, rem := new(big.Int).QuoRem(q.Num(), q.Denom(), new(big.Int))
+	if new(big.Int).Mul(rem, big.NewInt(2)).Cmp(q.Denom()) >= 0 {
+		n.Add(n, big.NewInt(1))
+	}
+	d := n.String()
+	for len(d) < 3 {
+		d = "0" + d
+	}
+	ip, fp := d[:len(d)-2], d[len(d)-2:]
+	var b strings.Builder
+	if neg && n.Sign() != 0 {
+		b.WriteByte('-')
+	}
+	for k, ch := range ip {
+		if k > 0 && (len(ip)-k)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(ch)
+	}
+	return b.String() + "." + fp, true
 }

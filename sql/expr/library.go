@@ -23,7 +23,8 @@ func init() {
 var libAliases = map[string]string{
 	"nvl": "ifnull", "to_date": "date", "random": "rand", "curtime": "current_time",
 	"sysdate": "now", "sha": "sha1", "json_extract_string": "get_json_string",
-	"fmod": "mod_double",
+	"fmod": "mod_double", "strleft": "left", "strright": "right",
+	"is_null_pred": "is_null", "is_not_null_pred": "is_not_null",
 }
 
 var i32 = types.IntT
@@ -227,6 +228,8 @@ var library = map[string]fnDef{
 	"elt":                   {2, -1, eltFn, always},
 	"field":                 {2, -1, fieldFn, never},
 	"find_in_set":           {2, 2, fixed(i64, str), nil},
+	"bit_length":            {1, 1, fixed(i64, str), nil},
+	"money_format":          {1, 1, fixed(str, str), nil},
 	"char":                  {1, -1, fixed(str, i64), always},
 	"parse_url":             {2, 3, fixed(str, str), always},
 	"protocol":              {1, 1, fixed(str, str), always},
@@ -312,6 +315,9 @@ var library = map[string]fnDef{
 	"bin":        {1, 1, fixed(str, i64), nil},
 	"oct":        {1, 1, fixed(str, i64), nil},
 	"rand":       {0, 1, randFn, never},
+
+	// Doris: NULL when the trailing character is not one byte.
+	"append_trailing_char_if_absent": {2, 2, fixed(str, str), always},
 }
 
 // fromUnixtimeTz is from_unixtime in a session time zone other than UTC:

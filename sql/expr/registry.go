@@ -509,8 +509,8 @@ var registry = map[string]fnDef{
 	"log10":    {1, 1, fixed(f64, f64), always},
 	"pi":       {0, 0, fixed(f64, f64), never},
 	// conditionals
-	"greatest": {2, -1, compare(types.NullT), nil},
-	"least":    {2, -1, compare(types.NullT), nil},
+	"greatest": {1, -1, compare(types.NullT), nil},
+	"least":    {1, -1, compare(types.NullT), nil},
 	"coalesce": {1, -1, aggregate, allNullable},
 	"ifnull":   {2, 2, aggregate, allNullable},
 	"nullif":   {2, 2, nullifFn, always},

@@ -312,36 +312,7 @@ func (c *cursor) alterColumnTail(op *AlterOp) {
 func (c *cursor) partitionValues(name string) *PartitionDef {
 	p := &PartitionDef{Name: name}
 	c.expect("VALUES")
-	switch {
-	case c.accept("IN"):
-		c.expectP("(")
-		for c.err == nil {
-			if c.acceptP("(") {
-				p.In = append(p.In, c.literal())
-				c.expectP(")")
-			} else {
-				p.In = append(p.In, c.literal())
-			}
-			if !c.acceptP(",") {
-				break
-			}
-		}
-		c.expectP(")")
-	case c.accept("LESS"):
-		c.expect("THAN")
-		if c.accept("MAXVALUE") {
-			p.MaxValue = true
-		} else {
-			p.LessThan, p.MaxValue = c.valueTuple()
-		}
-	case c.acceptP("["):
-		p.Lower, _ = c.valueTuple()
-		c.expectP(",")
-		p.Upper, _ = c.valueTuple()
-		c.expectP(")")
-	default:
-		c.fail(c.peek())
-	}
+	c.partitionBounds(p, PartNone)
 	return p
 }
 

@@ -407,38 +407,7 @@ func (c *cursor) partitions(ct *CreateTable) {
 		}
 		p := PartitionDef{Name: c.ident()}
 		c.expect("VALUES")
-		switch {
-		case ct.PartKind == PartList:
-			c.expect("IN")
-			c.expectP("(")
-			for c.err == nil {
-				// Doris's one-value tuple form, as SHOW CREATE TABLE prints it: IN (("a"), ("b")).
-				if c.acceptP("(") {
-					p.In = append(p.In, c.literal())
-					c.expectP(")")
-				} else {
-					p.In = append(p.In, c.literal())
-				}
-				if !c.acceptP(",") {
-					break
-				}
-			}
-			c.expectP(")")
-		case c.accept("LESS"):
-			c.expect("THAN")
-			if c.accept("MAXVALUE") {
-				p.MaxValue = true
-			} else {
-				p.LessThan, p.MaxValue = c.valueTuple()
-			}
-		case c.acceptP("["):
-			p.Lower, _ = c.valueTuple()
-			c.expectP(",")
-			p.Upper, _ = c.valueTuple()
-			c.expectP(")")
-		default:
-			c.fail(c.peek())
-		}
+		c.partitionBounds(&p, ct.PartKind)
 		if c.peek().isP("(") { // per-partition properties
 			c.skipBalanced()
 		}
@@ -451,6 +420,44 @@ func (c *cursor) partitions(ct *CreateTable) {
 }
 
 // valueTuple reads ("v", ...); a MAXVALUE inside makes the bound open.
+// partitionBounds reads what follows a partition's VALUES: IN (...) for a
+// list partition, LESS THAN (v | MAXVALUE) or [(lo), (hi)) for a range
+// one; kind is the table's (PartNone: not known, ALTER TABLE ADD PARTITION).
+func (c *cursor) partitionBounds(p *PartitionDef, kind PartKind) {
+	switch {
+	case kind == PartList || kind == PartNone && c.peek().is("IN"):
+		c.expect("IN")
+		c.expectP("(")
+		for c.err == nil {
+			// Doris's one-value tuple form, as SHOW CREATE TABLE prints it: IN (("a"), ("b")).
+			if c.acceptP("(") {
+				p.In = append(p.In, c.literal())
+				c.expectP(")")
+			} else {
+				p.In = append(p.In, c.literal())
+			}
+			if !c.acceptP(",") {
+				break
+			}
+		}
+		c.expectP(")")
+	case c.accept("LESS"):
+		c.expect("THAN")
+		if c.accept("MAXVALUE") {
+			p.MaxValue = true
+		} else {
+			p.LessThan, p.MaxValue = c.valueTuple()
+		}
+	case c.acceptP("["):
+		p.Lower, _ = c.valueTuple()
+		c.expectP(",")
+		p.Upper, _ = c.valueTuple()
+		c.expectP(")")
+	default:
+		c.fail(c.peek())
+	}
+}
+
 func (c *cursor) valueTuple() (vals []string, maxValue bool) {
 	c.expectP("(")
 	for c.err == nil {

@@ -98,6 +98,9 @@ func parseStatement(text string) (Statement, error) {
 		if w(1) == "ROLE" {
 			return c.dropRole()
 		}
+		if span, ok := dropForce(sig); ok {
+			return parseVitess(text, toks, [][2]int{span})
+		}
 	case "GRANT", "REVOKE":
 		return c.grant(w(0) == "REVOKE")
 	case "ADMIN":
@@ -499,4 +502,22 @@ func (c *cursor) skipBalanced() {
 			return
 		}
 	}
+}
+
+// dropForce finds Doris's trailing FORCE of DROP TABLE / DATABASE / SCHEMA
+// (skip the recycle bin; dorisgo has none, so the drop is the same) and
+// returns its span for parseVitess to blank. A table or database named
+// force (DROP TABLE force, DROP TABLE IF EXISTS db.force) is not one.
+func dropForce(sig []token) (span [2]int, ok bool) {
+	n := len(sig)
+	for n > 0 && (sig[n-1].kind == tkEOF || sig[n-1].isP(";")) {
+		n--
+	}
+	if n < 4 || !(sig[1].is("TABLE") || sig[1].is("DATABASE") || sig[1].is("SCHEMA")) || !sig[n-1].is("FORCE") {
+		return span, false
+	}
+	if prev := sig[n-2]; prev.is("EXISTS") || prev.isP(",") || prev.isP(".") {
+		return span, false
+	}
+	return [2]int{sig[n-1].pos, sig[n-1].end}, true
 }
