@@ -36,6 +36,15 @@ func (s *Session) dispatch(ctx context.Context, stmt parser.Statement, params []
 		return s.alterTableSet(ctx, st, w)
 	case *parser.AlterTable:
 		return s.alterTable(ctx, st, w)
+	case *parser.ShowAlterColumn:
+		return s.showAlterColumn(st, w)
+	case *parser.CancelAlterColumn:
+		if _, _, err := s.table(st.DB, st.Table); err != nil {
+			return err
+		}
+		// Light schema changes finish in the statement; heavy ones are
+		// refused, so no table is ever under one.
+		return sqlerr.Doris.New("Table[" + st.Table + "] is not under SCHEMA_CHANGE.")
 	case *parser.AlterJobs:
 		return sqlerr.NotSupportedYet.New(st.Text + " (dorisgo runs no schema change jobs: heavy changes are refused)")
 	case *parser.AlterSystem:

@@ -326,6 +326,10 @@ func TestBitmapHLLColumns(t *testing.T) {
 	mustExec(t, db, "USE bh")
 	mustExec(t, db, `CREATE TABLE uv (dt INT, page VARCHAR(10), users BITMAP BITMAP_UNION, h HLL HLL_UNION)
 		AGGREGATE KEY(dt, page) DISTRIBUTED BY HASH(dt) BUCKETS 4 PROPERTIES ("replication_num" = "1")`)
+	for _, q := range []string{"SELECT users, count(*) FROM uv GROUP BY users", "SELECT dt FROM uv ORDER BY h", "SELECT dt FROM uv WHERE users = h"} {
+		_, err := queryStringsErr(db, q)
+		wantCode(t, err, 1105, q)
+	}
 	// Doris's rules for the column types: never a key, only their union.
 	for stmt, msg := range map[string]string{
 		`CREATE TABLE bk (b BITMAP, k INT) DUPLICATE KEY(b) DISTRIBUTED BY HASH(k) BUCKETS 1 PROPERTIES ("replication_num" = "1")`:           "Key column can not set bitmap or hll type:b",

@@ -49,6 +49,9 @@ func TestE2EStopEveryStage(t *testing.T) {
 		target   atomic.Pointer[string]
 		bound    = make(chan struct{}, 1)
 		executed atomic.Bool
+		// slowPlan holds the bound statement back before planning, so that
+		// a timeout lands in the planning stage however fast planning is.
+		slowPlan atomic.Bool
 	)
 	s.SetTestHook(func(stage, sql string) {
 		if p := target.Load(); p == nil || *p != sql {
@@ -59,6 +62,9 @@ func TestE2EStopEveryStage(t *testing.T) {
 			select {
 			case bound <- struct{}{}:
 			default:
+			}
+			if slowPlan.Load() {
+				time.Sleep(1500 * time.Millisecond)
 			}
 		case "rows":
 			executed.Store(true)
@@ -134,6 +140,10 @@ func TestE2EStopEveryStage(t *testing.T) {
 			conn, id := begin(t)
 			defer conn.Close()
 			mustExec(t, conn, "SET query_timeout = 1")
+			if st.planning {
+				slowPlan.Store(true)
+				defer slowPlan.Store(false)
+			}
 			start := time.Now()
 			_, err := conn.ExecContext(ctx, st.sql)
 			took := time.Since(start)

@@ -108,6 +108,8 @@ func (s *Session) authorize(stmt parser.Statement) error {
 		return s.checkRefs(a, st.Query.AST)
 	case *parser.AlterSystem:
 		return needGlobal(a, catalog.WantNode, "NODE")
+	case *parser.CancelAlterColumn:
+		return s.needTable(a, st.DB, st.Table, catalog.WantAlter, "ALTER")
 	case *parser.ShowBackends:
 		return needGlobal(a, catalog.WantAdmin|catalog.WantNode, "ADMIN/OPERATOR")
 	case *parser.ShowTablets, *parser.ShowProc, *parser.Admin, *parser.ShowTransaction:

@@ -93,6 +93,11 @@ func (b *Binder) bindSelect(sel *sqlparser.Select, outer *scope) (*Query, error)
 		if err := b.bindGroupBy(ac, sel.GroupBy, sel.SelectExprs, fromScope); err != nil {
 			return nil, err
 		}
+		for _, g := range ac.groups {
+			if g.Type().IsOpaque() {
+				return nil, sqlerr.ObjectMisuse.New()
+			}
+		}
 	}
 	wc := &winCtx{}
 	var postApplies []*logical.Apply
@@ -195,6 +200,9 @@ func (b *Binder) bindSelect(sel *sqlparser.Select, outer *scope) (*Query, error)
 			exprs = append(exprs, k.hidden)
 			cols = append(cols, c)
 			ref = c.Ref()
+		}
+		if ref.Type().IsOpaque() {
+			return nil, sqlerr.ObjectMisuse.New()
 		}
 		sortKeys = append(sortKeys, logical.SortKey{Expr: ref, Desc: k.desc, NullsFirst: k.nullsFirst})
 	}

@@ -237,6 +237,11 @@ func signFn(args []Expr) ([]types.T, types.T, error) {
 // compared with a string constant holding a time part compares as DATETIME.
 func compare(ret types.T) resolver {
 	return func(args []Expr) ([]types.T, types.T, error) {
+		for _, a := range args {
+			if a.Type().IsOpaque() {
+				return nil, types.T{}, sqlerr.ObjectMisuse.New()
+			}
+		}
 		ct := args[0].Type()
 		for _, a := range args[1:] {
 			ct = CompareType(ct, a.Type())

@@ -323,3 +323,14 @@ type AlterJobs struct {
 }
 
 func (*AlterJobs) statement() {}
+
+// ShowAlterColumn is SHOW ALTER TABLE COLUMN [FROM db] [WHERE …] [ORDER
+// BY …] [LIMIT n]: the schema change jobs (the clauses as SHOW LOAD's).
+type ShowAlterColumn struct{ ShowLoad }
+
+func (*ShowAlterColumn) statement() {}
+
+// CancelAlterColumn is CANCEL ALTER TABLE COLUMN FROM [db.]t.
+type CancelAlterColumn struct{ DB, Table string }
+
+func (*CancelAlterColumn) statement() {}

@@ -139,6 +139,12 @@ func parseStatement(text string) (Statement, error) {
 			return st, err
 		}
 	case "CANCEL":
+		if w(1) == "ALTER" && w(2) == "TABLE" && w(3) == "COLUMN" && w(4) == "FROM" {
+			c.i = 5
+			st := &CancelAlterColumn{}
+			st.DB, st.Table = c.qualified()
+			return st, c.end()
+		}
 		if w(1) == "ALTER" {
 			return &AlterJobs{Text: strings.Join(strings.Fields(text), " ")}, nil
 		}
@@ -151,6 +157,14 @@ func parseStatement(text string) (Statement, error) {
 	case "SHOW":
 		switch w(1) {
 		case "ALTER":
+			if w(2) == "TABLE" && w(3) == "COLUMN" {
+				c.i = 4
+				st, err := c.showLoad(false)
+				if err != nil {
+					return nil, err
+				}
+				return &ShowAlterColumn{ShowLoad: *st.(*ShowLoad)}, nil
+			}
 			return &AlterJobs{Text: strings.Join(strings.Fields(text), " ")}, nil
 		case "BACKENDS":
 			c.i = 2

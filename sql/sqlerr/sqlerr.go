@@ -107,7 +107,10 @@ var (
 	// colocate mismatches which Doris reports as 5063.
 	Colocate = Kind{5063, "42000", "%s"}
 	Doris    = Kind{1105, "HY000", "%s"}
-	Internal = Kind{1105, "HY000", "internal error: %s"}
+	// ObjectMisuse is Doris's refusal of a BITMAP, HLL or JSON value in a
+	// comparison, GROUP BY or ORDER BY.
+	ObjectMisuse = Kind{1105, "HY000", "Doris hll, bitmap, array, map, struct, jsonb, variant column must use with specific function, and don't support filter, group by or order by. please run 'help hll' or 'help bitmap' or 'help array' or 'help map' or 'help struct' or 'help jsonb' or 'help variant' in your mysql client."}
+	Internal     = Kind{1105, "HY000", "internal error: %s"}
 )
 
 // As extracts the *Error in err's chain, or wraps an unknown error as 1105.

@@ -146,6 +146,10 @@ func (t T) IsNumeric() bool { return t.Kind >= TinyInt && t.Kind <= Decimal }
 // IsFloat reports FLOAT and DOUBLE.
 func (t T) IsFloat() bool { return t.Kind == Float || t.Kind == Double }
 
+// IsOpaque reports the types Doris reads only through their functions
+// (BITMAP, HLL, JSON): never compared, grouped or ordered.
+func (t T) IsOpaque() bool { return t.IsObject() || t.Kind == JSON }
+
 // IsString reports CHAR, VARCHAR and STRING.
 func (t T) IsString() bool { return t.Kind == Char || t.Kind == Varchar || t.Kind == String }
 
