@@ -82,6 +82,9 @@
 //   - an array's text in an undefined order: array_agg, collect_list, collect_set
 //   - needs DuckDB's ICU time zones; zone semantics checked by the server's tests: convert_tz
 //   - no DuckDB counterpart: crc32, oct, substring_index
+//   - Doris-only or Doris's spellings, checked by the ported Doris suite test_string_function or
+//     generated under their other name: append_trailing_char_if_absent, bit_length,
+//     is_not_null_pred, is_null_pred, money_format, strleft, strright
 //   - no DuckDB counterpart (URL functions): domain, domain_without_www, extract_url_parameter,
 //     parse_url, protocol
 //   - no DuckDB counterpart (base conversion): conv
