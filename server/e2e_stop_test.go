@@ -49,9 +49,12 @@ func TestE2EStopEveryStage(t *testing.T) {
 		target   atomic.Pointer[string]
 		bound    = make(chan struct{}, 1)
 		executed atomic.Bool
-		// slowPlan holds the bound statement back before planning, so that
-		// a timeout lands in the planning stage however fast planning is.
+		// slowPlan holds the bound statement back before planning until just
+		// past its 1 s query_timeout (counted from sentAt, when the test
+		// sent it), so that the timeout lands in the planning stage however
+		// fast binding and planning are.
 		slowPlan atomic.Bool
+		sentAt   atomic.Int64
 	)
 	s.SetTestHook(func(stage, sql string) {
 		if p := target.Load(); p == nil || *p != sql {
@@ -64,7 +67,7 @@ func TestE2EStopEveryStage(t *testing.T) {
 			default:
 			}
 			if slowPlan.Load() {
-				time.Sleep(1500 * time.Millisecond)
+				time.Sleep(time.Until(time.Unix(0, sentAt.Load()).Add(1050 * time.Millisecond)))
 			}
 		case "rows":
 			executed.Store(true)
@@ -140,11 +143,12 @@ func TestE2EStopEveryStage(t *testing.T) {
 			conn, id := begin(t)
 			defer conn.Close()
 			mustExec(t, conn, "SET query_timeout = 1")
+			start := time.Now()
 			if st.planning {
+				sentAt.Store(start.UnixNano())
 				slowPlan.Store(true)
 				defer slowPlan.Store(false)
 			}
-			start := time.Now()
 			_, err := conn.ExecContext(ctx, st.sql)
 			took := time.Since(start)
 			wantCode(t, err, 3024, "statement over query_timeout")
