@@ -156,3 +156,24 @@ func TestE2EUpdateTxnPrivsRestart(t *testing.T) {
 	}
 
 }
+
+// TestE2EInsertSelectHints: an INSERT … SELECT (and an UPDATE, which runs
+// as one) is planned with its statement's hints, as EXPLAIN plans it: a
+// SET_VAR(exec_mem_limit) too small for its aggregation stops it.
+func TestE2EInsertSelectHints(t *testing.T) {
+	s := newServer(t)
+	db := openDB(t, s.MySQLAddr(), "", true)
+	mustExec(t, db, "CREATE DATABASE ih")
+	mustExec(t, db, `CREATE TABLE ih.t (k BIGINT, n BIGINT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 3 PROPERTIES ("replication_num" = "1")`)
+	const agg = `SELECT number, count(*) FROM numbers("number" = "300000") GROUP BY number`
+	_, err := db.Exec("INSERT INTO ih.t SELECT /*+ SET_VAR(exec_mem_limit = 1048576) */ " + agg[len("SELECT "):])
+	if err == nil || !strings.Contains(err.Error(), "exec_mem_limit") {
+		t.Fatalf("INSERT … SELECT over its SET_VAR(exec_mem_limit): %v, want the limit named", err)
+	}
+	mustExec(t, db, "INSERT INTO ih.t "+agg)
+	_, err = db.Exec("UPDATE /*+ SET_VAR(exec_mem_limit = 1048576) */ ih.t SET n = n + 1 WHERE k IN (" + agg[:len("SELECT number")] + " FROM numbers(\"number\" = \"300000\") GROUP BY number)")
+	if err == nil || !strings.Contains(err.Error(), "exec_mem_limit") {
+		t.Fatalf("UPDATE over its SET_VAR(exec_mem_limit): %v, want the limit named", err)
+	}
+	wantJoined(t, queryStrings(t, db, "SELECT count(*), sum(n) FROM ih.t"), "300000,300000")
+}

@@ -151,7 +151,6 @@ func (s *Session) insert(ctx context.Context, st *parser.Vitess, n *sqlparser.In
 	if st.Overwrite {
 		return s.insertOverwrite(ctx, st, n, params, w)
 	}
-	text := st.Text
 	if params == nil {
 		if err := noPlaceholder(n); err != nil {
 			return err
@@ -162,12 +161,13 @@ func (s *Session) insert(ctx context.Context, st *parser.Vitess, n *sqlparser.In
 		return err
 	}
 	ins.Label = st.Label
-	return s.runInsert(ctx, text, ins, w)
+	return s.runInsert(ctx, st, ins, w)
 }
 
 // runInsert checks privileges and writes a bound INSERT's source rows as one
-// load transaction (INSERT and UPDATE both end here).
-func (s *Session) runInsert(ctx context.Context, text string, ins *bind.Insert, w wire.ResultWriter) error {
+// load transaction (INSERT and UPDATE both end here), planned with the
+// statement's hints as EXPLAIN plans it.
+func (s *Session) runInsert(ctx context.Context, st *parser.Vitess, ins *bind.Insert, w wire.ResultWriter) error {
 	if !s.access().Table(ins.DB, ins.Table.Name, catalog.WantLoad) {
 		return s.tableDenied("LOAD", ins.DB, ins.Table.Name)
 	}
@@ -177,17 +177,17 @@ func (s *Session) runInsert(ctx context.Context, text string, ins *bind.Insert, 
 	if err := s.txnReads(ins.Source); err != nil {
 		return err
 	}
-	d, err := physical.PlanInsert(s.plannerContext(nil), ins.Source, physical.InsertTarget{DB: ins.DB, Table: ins.Table})
+	d, err := physical.PlanInsert(s.plannerContext(st.Hints), ins.Source, physical.InsertTarget{DB: ins.DB, Table: ins.Table})
 	if err != nil {
 		return err
 	}
-	s.hook("rows", text)
+	s.hook("rows", st.Text)
 	start := time.Now()
 	sp, sr := s.sinkPlan(ctx, d.Plan)
 	res, info, err := s.loadPlan(ctx, ins.DB, ins.Table, ins.Label, sp)
 	if err != nil {
 		return err
 	}
-	s.keepSinkProfile(text, res.Rows, time.Since(start), sr)
+	s.keepSinkProfile(res.Rows, time.Since(start), sr)
 	return w.WriteOK(wire.OK{AffectedRows: uint64(res.Rows), Info: info})
 }

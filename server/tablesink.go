@@ -52,7 +52,7 @@ type sinkResult struct{ prof *coord.Profile }
 
 // keepSinkProfile keeps a table sink statement's profile (/api/profile):
 // the rows written and what each sink instance wrote where.
-func (s *Session) keepSinkProfile(text string, rows int64, took time.Duration, sr *sinkResult) {
+func (s *Session) keepSinkProfile(rows int64, took time.Duration, sr *sinkResult) {
 	s.keepProfile(append([]string{"", "PROFILE", fmt.Sprintf("  rows written: %d", rows),
 		fmt.Sprintf("  total time: %.3f ms", float64(took.Microseconds())/1000)}, sinkLines(sr.prof)...))
 }
@@ -158,6 +158,6 @@ func (s *Session) insertOverwrite(ctx context.Context, st *parser.Vitess, n *sql
 	if err != nil {
 		return err
 	}
-	s.keepSinkProfile(st.Text, res.Rows, time.Since(start), sr)
+	s.keepSinkProfile(res.Rows, time.Since(start), sr)
 	return w.WriteOK(wire.OK{AffectedRows: uint64(res.Rows), Info: txnInfo(res.Label, "VISIBLE", res.Txn)})
 }

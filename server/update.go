@@ -24,5 +24,5 @@ func (s *Session) update(ctx context.Context, st *parser.Vitess, n *sqlparser.Up
 	if err != nil {
 		return err
 	}
-	return s.runInsert(ctx, st.Text, ins, w)
+	return s.runInsert(ctx, st, ins, w)
 }
