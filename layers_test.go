@@ -25,13 +25,22 @@ var rules = []rule{
 	{"sql/types", []string{"sql/sqlerr"}, []string{arrow, "github.com/zeebo/xxh3"}},
 	// BITMAP / HLL values and the approximate aggregate states.
 	{"sql/sketch", nil, []string{"github.com/RoaringBitmap/roaring/", "github.com/axiomhq/hyperloglog"}},
-	{"sql/parser", []string{"sql/types", "sql/sqlerr"}, []string{"github.com/dolthub/vitess/"}},
+	// Join hints, read by the parser and applied by the planner.
+	{"sql/hint", nil, nil},
+	{"sql/parser", []string{"sql/types", "sql/sqlerr", "sql/hint"}, []string{"github.com/dolthub/vitess/"}},
 	{"sql/expr", []string{"sql/types", "sql/sqlerr"}, []string{arrow}},
 	// JSON functions read paths with gjson.
 	{"sql/eval", []string{"sql/expr", "sql/types", "sql/sqlerr", "sql/sketch"}, []string{arrow, "github.com/RoaringBitmap/roaring/", "github.com/tidwall/gjson"}},
-	{"storage", []string{"sql/types", "sql/sqlerr", "sql/sketch"}, []string{"github.com/cockroachdb/pebble/", arrow, "github.com/cockroachdb/"}},
+	// The names the plan shares with storage, without the engine.
+	{"storage/meta", []string{"sql/types"}, nil},
+	{"storage", []string{"storage/meta", "sql/types", "sql/sqlerr", "sql/sketch"}, []string{"github.com/cockroachdb/pebble/", arrow, "github.com/cockroachdb/", "github.com/RoaringBitmap/roaring/"}},
 	{"catalog", []string{"storage", "sql/types", "sql/sqlerr"}, []string{arrow}},
-	{"planner/bind", []string{"planner/logical", "catalog", "storage", "sql/"}, []string{"github.com/dolthub/vitess/"}},
+	{"planner/bind", []string{"planner/logical", "planner/fragment", "catalog", "storage", "sql/"}, []string{"github.com/dolthub/vitess/"}},
+	// The plan contract between FE and BE: no storage engine, no catalog.
+	{"planner/fragment", []string{"sql/types", "sql/expr", "storage/meta"}, nil},
+	// The plan checker reads only the emitted plan and the catalog: it
+	// shares nothing with the planner it checks.
+	{"planner/check", []string{"planner/fragment", "catalog", "sql/expr", "sql/types"}, nil},
 	{"planner/", []string{"planner/", "catalog", "storage", "sql/"}, []string{arrow}},
 	{"execution/coord", []string{"execution/", "planner/fragment", "catalog", "storage", "sql/types", "sql/sqlerr", "sql/expr", "sql/eval"}, []string{arrow, "google.golang.org/grpc"}},
 	// A backend exports its own Prometheus series (doris_be_*).
@@ -39,6 +48,8 @@ var rules = []rule{
 	{"execution/", []string{"execution/", "planner/fragment", "storage", "sql/types", "sql/sqlerr", "sql/expr", "sql/eval", "sql/sketch"}, []string{arrow, "google.golang.org/grpc", "github.com/cockroachdb/swiss", "github.com/RoaringBitmap/roaring/", "github.com/axiomhq/hyperloglog"}},
 	{"server/wire", []string{"sql/types", "sql/sqlerr"}, []string{"github.com/go-mysql-org/go-mysql/", arrow}},
 	{"server/slt", []string{""}, []string{"github.com/go-sql-driver/mysql"}},
+	// The web UI renders plain data the FE hands it: standard library only.
+	{"server/webui", nil, nil},
 	// The audit log rotates by size with lumberjack; stream load reads
 	// lz4 bodies (compress_type) with pierrec/lz4, which arrow uses too.
 	// Stream load reads jsonpaths and json_root with gjson.

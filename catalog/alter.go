@@ -138,6 +138,9 @@ func (t *Table) AddColumn(col Column, pos ColumnPos, fill *types.Datum) error {
 	if t.ColumnIndex(col.Name) >= 0 {
 		return sqlerr.Doris.New("Can not add column which already exists in base table: " + col.Name)
 	}
+	if col.Type.IsNested() && (col.IsKey || t.Keys != storage.DupKeys) {
+		return sqlerr.Doris.New(nestedTypeName(col.Type) + " can only be used in the non-key column of the duplicate table at present.")
+	}
 	switch t.Keys {
 	case storage.AggKeys:
 		if col.Agg == storage.AggNone {
@@ -160,7 +163,7 @@ func (t *Table) AddColumn(col Column, pos ColumnPos, fill *types.Datum) error {
 	if !col.Nullable && fill == nil {
 		return sqlerr.Doris.New(fmt.Sprintf("Can not add column %s which is NOT NULL and has no default value", col.Name))
 	}
-	at := len(t.Columns)
+	at := len(t.VisibleColumns()) // hidden columns stay last
 	switch {
 	case pos.First:
 		at = 0
@@ -174,6 +177,7 @@ func (t *Table) AddColumn(col Column, pos ColumnPos, fill *types.Datum) error {
 	if at < t.NumKeys {
 		return sqlerr.Doris.New("Invalid column order. value should be after key. index[" + fmt.Sprint(at) + "]")
 	}
+	at = min(at, len(t.VisibleColumns()))
 	if t.NextColumnID == 0 {
 		assignColumnIDs(t)
 	}
@@ -193,6 +197,9 @@ func (t *Table) DropColumn(name string) error {
 	i := t.ColumnIndex(name)
 	if i < 0 {
 		return sqlerr.Doris.New("Column does not exists: " + name)
+	}
+	if t.Columns[i].Hidden {
+		return sqlerr.Doris.New("Can not drop hidden column: " + name)
 	}
 	if (t.PartKind != PartNone && t.PartColumn == i) || slices.Contains(t.Dist.Columns, i) {
 		return sqlerr.Doris.New("Can not drop partition or distribution column : " + name)

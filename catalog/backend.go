@@ -105,6 +105,18 @@ func (c *Catalog) SetBackendState(id BackendID, alive bool, errMsg string, heart
 	}
 }
 
+// SetBackendStartTime records the backend process's own start time (from
+// its heartbeat; in memory only).
+func (c *Catalog) SetBackendStartTime(id BackendID, t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.backends[id]; ok && !old.LastStartTime.Equal(t) {
+		be := *old
+		be.LastStartTime = t
+		c.backends[id] = &be
+	}
+}
+
 // SetBackendDisk records a heartbeat's disk figures (in memory only).
 func (c *Catalog) SetBackendDisk(id BackendID, used, total, avail int64) {
 	c.mu.Lock()

@@ -35,7 +35,8 @@ type Catalog struct {
 	roles      map[string]*Role // by name; the built-in ones are never persisted
 	txns       map[storage.TxnID]*Txn
 	labels     map[labelKey]storage.TxnID
-	txnCount   txnCounters // doris_fe_txn_* (txnmetrics.go)
+	txnCount   txnCounters                  // doris_fe_txn_* (txnmetrics.go)
+	stats      map[TableID]*TableStatistics // ANALYZE (stats.go)
 }
 
 type labelKey struct {
@@ -144,6 +145,8 @@ func (c *Catalog) load() (initialized bool, err error) {
 			if derr = json.Unmarshal(e.Value, &r); derr == nil {
 				c.roles[r.Name] = &r
 			}
+		case strings.HasPrefix(k, keyStats):
+			derr = c.loadStats(e.Value)
 		case strings.HasPrefix(k, keyTxn):
 			var t Txn
 			if derr = json.Unmarshal(e.Value, &t); derr == nil {

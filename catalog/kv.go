@@ -32,6 +32,7 @@ const (
 	keyUser    = "c/user/"
 	keyRole    = "c/role/"
 	keyTxn     = "c/txn/"
+	keyStats   = "c/stats/"
 )
 
 func idKey(prefix string, id int64) []byte {

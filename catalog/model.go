@@ -37,6 +37,32 @@ type Column struct {
 	// FillValue is what rows loaded before the column was added (ALTER
 	// TABLE ADD COLUMN) read as: its default then; nil is NULL.
 	FillValue *types.Datum `json:"fill_value,omitempty"`
+	// Hidden columns (the delete sign) come after every other column and
+	// show only with show_hidden_columns.
+	Hidden bool `json:"hidden,omitempty"`
+}
+
+// DeleteSignColumn is the hidden column of UNIQUE KEY tables whose value 1
+// deletes the row's key (Doris's Column.DELETE_SIGN).
+const DeleteSignColumn = "__DORIS_DELETE_SIGN__"
+
+// VisibleColumns are the table's columns without the hidden ones.
+func (t *Table) VisibleColumns() []Column {
+	n := len(t.Columns)
+	for n > 0 && t.Columns[n-1].Hidden {
+		n--
+	}
+	return t.Columns[:n]
+}
+
+// DeleteSign is the index of the delete sign column, -1 if none.
+func (t *Table) DeleteSign() int {
+	for i := len(t.Columns) - 1; i >= 0 && t.Columns[i].Hidden; i-- {
+		if t.Columns[i].Name == DeleteSignColumn {
+			return i
+		}
+	}
+	return -1
 }
 
 // DistKind is how rows are spread over buckets.
@@ -96,6 +122,13 @@ type Tablet struct {
 type Replica struct {
 	ID        ReplicaID `json:"id"`
 	BackendID BackendID `json:"backend_id"`
+	// LastFailedVersion is the first version the replica lacks (Doris's
+	// lastFailedVersion): a load committed on a majority of the replicas
+	// without it. 0: it has every visible version. Version is then the
+	// newest version it has. A lagging replica is neither read nor
+	// written until a clone catches it up (replica.go).
+	Version           storage.Version `json:"version,omitempty"`
+	LastFailedVersion storage.Version `json:"last_failed_version,omitempty"`
 }
 
 // Table is an OLAP table.
@@ -123,9 +156,20 @@ type Table struct {
 	SchemaVersion int64 `json:"schema_version,omitempty"`
 }
 
+// PropMergeOnWrite is the table property choosing merge-on-write for a
+// UNIQUE KEY table (storage/mow.go).
+const PropMergeOnWrite = "enable_unique_key_merge_on_write"
+
+// MergeOnWrite reports whether the table is a merge-on-write UNIQUE KEY
+// table: created with the property true, which is the default since it
+// existed (a table created before keeps merging on read).
+func (t *Table) MergeOnWrite() bool {
+	return t.Keys == storage.UniqueKeys && t.Properties[PropMergeOnWrite] == "true"
+}
+
 // Schema returns the storage schema of the table's tablets.
 func (t *Table) Schema() *storage.TabletSchema {
-	s := &storage.TabletSchema{Keys: t.Keys, NumKeys: t.NumKeys, Version: t.SchemaVersion}
+	s := &storage.TabletSchema{Keys: t.Keys, NumKeys: t.NumKeys, Version: t.SchemaVersion, MergeOnWrite: t.MergeOnWrite(), DeleteSign: t.DeleteSign() + 1}
 	fill := false
 	for _, c := range t.Columns {
 		s.Columns = append(s.Columns, c.Column)

@@ -190,6 +190,17 @@ func buildTable(db DBID, spec *TableSpec) (*Table, []PartitionSpec, error) {
 	if t.ColocateGroup != "" && t.Dist.Kind == DistRandom {
 		return nil, nil, sqlerr.Doris.New("Random distribution for colocate table is unsupported")
 	}
+	if err := t.setMergeOnWrite(); err != nil {
+		return nil, nil, err
+	}
+	if t.Keys == storage.UniqueKeys {
+		if seen[strings.ToLower(DeleteSignColumn)] {
+			return nil, nil, sqlerr.DupFieldName.New(DeleteSignColumn)
+		}
+		// Doris's batch delete column (enable_batch_delete_by_default).
+		zero := "0"
+		t.Columns = append(t.Columns, Column{Column: types.Column{Name: DeleteSignColumn, Type: types.TinyIntT}, Default: &zero, Hidden: true})
+	}
 	assignColumnIDs(t)
 	return t, spec.Partitions, nil
 }
@@ -234,6 +245,8 @@ func (t *Table) setKeys(keys []string) error {
 			col.Agg == storage.AggBitmapUnion && col.Type.Kind != types.Bitmap,
 			col.Agg == storage.AggHLLUnion && col.Type.Kind != types.HLL:
 			return sqlerr.Doris.New(fmt.Sprintf("Aggregate type %s is not compatible with primitive type %s", col.Agg, col.Type))
+		case col.Type.IsNested() && (col.IsKey || t.Keys != storage.DupKeys):
+			return sqlerr.Doris.New(nestedTypeName(col.Type) + " can only be used in the non-key column of the duplicate table at present.")
 		case col.IsKey && col.Type.Kind == types.JSON:
 			return sqlerr.Doris.New(fmt.Sprintf("JSONB type should not be used in key column[%s].", col.Name))
 		case !col.IsKey && t.Keys == storage.AggKeys && col.Agg == storage.AggNone:
@@ -271,6 +284,9 @@ func (t *Table) setDist(d DistSpec) error {
 				if prev == idx {
 					return sqlerr.Doris.New(fmt.Sprintf("Duplicated distribution column: %s", name))
 				}
+			}
+			if ct := t.Columns[idx].Type; ct.IsNested() {
+				return sqlerr.Doris.New(fmt.Sprintf("%s Type should not be used in distribution column[%s].", nestedTypeName(ct), name))
 			}
 			if t.Keys != storage.DupKeys && !t.Columns[idx].IsKey {
 				return sqlerr.Doris.New(fmt.Sprintf("Distribution column[%s] is not key column", name))
@@ -336,6 +352,9 @@ func (c *Catalog) DropTable(db, name string, ifExists bool) (*Table, error) {
 	}
 	b := c.newBatch()
 	b.del(idKey(keyTable, int64(t.ID)))
+	if c.stats[t.ID] != nil {
+		b.del(idKey(keyStats, int64(t.ID)))
+	}
 	gs := newGroupEdits(c)
 	gs.removeTable(t)
 	gs.stage(b)
@@ -343,6 +362,7 @@ func (c *Catalog) DropTable(db, name string, ifExists bool) (*Table, error) {
 		return nil, err
 	}
 	delete(c.tables, t.ID)
+	delete(c.stats, t.ID)
 	delete(c.tableNames[t.DBID], t.Name)
 	gs.apply()
 	return t, nil
@@ -443,4 +463,38 @@ func nilIfEmpty(m map[string]string) map[string]string {
 		return nil
 	}
 	return m
+}
+
+// nestedTypeName is Doris's capitalized name of a nested type in its
+// messages: Array, Map, Struct.
+func nestedTypeName(t types.T) string {
+	n := t.Kind.String()
+	return n[:1] + strings.ToLower(n[1:])
+}
+
+// setMergeOnWrite checks enable_unique_key_merge_on_write as Doris 2.1
+// does: true or false, UNIQUE KEY tables only, true when not given.
+func (t *Table) setMergeOnWrite() error {
+	v, ok := t.Properties[PropMergeOnWrite]
+	if !ok {
+		if t.Keys == storage.UniqueKeys {
+			if t.Properties == nil {
+				t.Properties = map[string]string{}
+			}
+			t.Properties[PropMergeOnWrite] = "true"
+		}
+		return nil
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true":
+		if t.Keys != storage.UniqueKeys {
+			return sqlerr.Doris.New("enable_unique_key_merge_on_write property only support unique key table")
+		}
+		t.Properties[PropMergeOnWrite] = "true"
+	case "false":
+		t.Properties[PropMergeOnWrite] = "false"
+	default:
+		return sqlerr.Doris.New("Invalid enable_unique_key_merge_on_write property value: " + v)
+	}
+	return nil
 }

@@ -44,6 +44,11 @@ func (c *Catalog) CommitPrecommitted(id storage.TxnID) (*Txn, error) {
 	if old.State != TxnPrecommitted || old.Precommit == nil {
 		return nil, sqlerr.Doris.New(fmt.Sprintf("transaction [%d] is %s, not pre-committed", id, old.State))
 	}
-	p := old.Precommit
-	return c.CommitTxn(id, p.Partitions, p.Rows, p.Bytes)
+	p := *old.Precommit
+	p.ID = id
+	out, err := c.CommitTxns([]TxnCommit{p})
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
 }

@@ -168,6 +168,10 @@ type TxnCommit struct {
 	ID          storage.TxnID
 	Partitions  []PartitionID
 	Rows, Bytes map[storage.TabletID]int64
+	// Written, when set, lists per tablet given rows the backends that
+	// made them durable: the commit needs a majority of each such
+	// tablet's replicas, and marks the others lagging (replica.go).
+	Written map[storage.TabletID][]BackendID `json:",omitempty"`
 }
 
 // CommitTxns commits several PREPARE transactions in one persisted write
@@ -235,6 +239,9 @@ func (c *Catalog) commitLocked(it TxnCommit, tables map[TableID]*Table, now time
 			}
 			np := *p
 			txn.Versions[pid] = np.NextVersion
+			if err := t.applyWritten(&np, np.NextVersion, id, it.Written); err != nil {
+				return nil, err
+			}
 			np.NextVersion++
 			t.Partitions[i] = &np
 			for _, tb := range p.Tablets {

@@ -41,6 +41,9 @@ type stmtResult struct {
 	// it runs; profile is what it ran (Session.keepProfile).
 	task    string
 	profile []string
+	// run is a query's plan and counters while it runs (the web UI's
+	// query page; Session.trackRun); its profile keeps them after.
+	run atomic.Pointer[planRun]
 }
 
 // countScans adds what the query run as root read from storage to the

@@ -12,6 +12,7 @@ import (
 	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/planner/physical"
 	"github.com/dorisgo/dorisgo/server/wire"
+	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
@@ -130,6 +131,20 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.CreateTableAs, w
 			c.ID = next
 			next++
 			p.Cols = append(p.Cols, c)
+		}
+		src = p
+	}
+	if hidden := t.Columns[len(t.VisibleColumns()):]; len(hidden) > 0 {
+		// The hidden columns (a UNIQUE KEY table's delete sign) are 0.
+		p := &logical.Project{Input: src}
+		for _, c := range src.Columns() {
+			p.Exprs, p.Cols = append(p.Exprs, c.Ref()), append(p.Cols, c)
+		}
+		next := maxID(src) + 1
+		for _, c := range hidden {
+			p.Exprs = append(p.Exprs, expr.Lit(types.Datum{T: c.Type}))
+			p.Cols = append(p.Cols, logical.Column{ID: next, Table: t.Name, Name: c.Name, T: c.Type})
+			next++
 		}
 		src = p
 	}

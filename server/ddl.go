@@ -264,13 +264,39 @@ func (s *Session) alterSystem(ctx context.Context, st *parser.AlterSystem, w wir
 			if _, err := s.srv.cat.AddBackend(host, port); err != nil {
 				return err
 			}
-		case parser.DropBackend, parser.DecommissionBackend:
+		case parser.DropBackend, parser.DropBackendForce:
 			for _, b := range s.srv.cat.Backends() {
-				if b.Host == host && b.Port == port {
-					s.srv.coord.ForgetBackend(b.ID)
+				if b.Host != host || b.Port != port {
+					continue
 				}
+				// Doris refuses a DROP that loses data; DROPP forces it.
+				if last := s.srv.cat.LastReplicas(b.ID); len(last) > 0 && st.Op == parser.DropBackend {
+					return sqlerr.Doris.New(fmt.Sprintf("backend %s holds the last healthy replica of %d tablets (tablet %d, ...): "+
+						"DECOMMISSION it to move them first, or use ALTER SYSTEM DROPP BACKEND to drop it anyway", hp, len(last), last[0]))
+				}
+				s.srv.coord.ForgetBackend(b.ID)
 			}
 			if err := s.srv.cat.DropBackend(host, port); err != nil {
+				return err
+			}
+		case parser.DecommissionBackend, parser.CancelDecommission:
+			// The tablet scheduler moves every replica off a decommissioned
+			// backend, then drops it (coord/tabletsched.go).
+			var id catalog.BackendID
+			for _, b := range s.srv.cat.Backends() {
+				if b.Host == host && b.Port == port {
+					id = b.ID
+				}
+			}
+			if id == 0 {
+				return sqlerr.Doris.New(fmt.Sprintf("backend does not exists[%s]", hp))
+			}
+			if st.Op == parser.DecommissionBackend {
+				if err := s.canDecommission(id, hp); err != nil {
+					return err
+				}
+			}
+			if err := s.srv.cat.SetBackendDecommissioned(id, st.Op == parser.DecommissionBackend); err != nil {
 				return err
 			}
 		}
@@ -342,4 +368,34 @@ func (s *Session) ddl(ctx context.Context, n *sqlparser.DDL, w wire.ResultWriter
 		return w.WriteOK(wire.OK{})
 	}
 	return sqlerr.NotSupportedYet.New(strings.ToUpper(n.Action) + " TABLE")
+}
+
+// canDecommission refuses to decommission backend id when the other
+// backends cannot hold every replica of a table it holds one of (its
+// replicas would have nowhere to go).
+func (s *Session) canDecommission(id catalog.BackendID, hp string) error {
+	others := 0
+	for _, b := range s.srv.cat.Backends() {
+		if b.ID != id && b.Alive && !b.Decommissioned {
+			others++
+		}
+	}
+	for _, d := range s.srv.cat.Databases() {
+		ts, _ := s.srv.cat.Tables(d.Name)
+		for _, t := range ts {
+			holds := false
+			for _, p := range t.Partitions {
+				for _, tb := range p.Tablets {
+					for _, r := range tb.Replicas {
+						holds = holds || r.BackendID == id
+					}
+				}
+			}
+			if holds && t.ReplicationNum > others {
+				return sqlerr.Doris.New(fmt.Sprintf("cannot decommission backend %s: table %s.%s needs %d replicas and only %d other alive backends can hold them",
+					hp, d.Name, t.Name, t.ReplicationNum, others))
+			}
+		}
+	}
+	return nil
 }

@@ -29,13 +29,22 @@ import (
 // publishes the condition to them as one load transaction. As Doris, the
 // reply reports 0 affected rows (the delete is logical) and the label,
 // transaction id and status in its info.
-func (s *Session) deleteRows(ctx context.Context, n *sqlparser.Delete, params []types.Datum, w wire.ResultWriter) error {
+func (s *Session) deleteRows(ctx context.Context, st *parser.Vitess, n *sqlparser.Delete, params []types.Datum, w wire.ResultWriter) error {
 	if params == nil {
 		if err := noPlaceholder(n); err != nil {
 			return err
 		}
 	}
-	d, err := newBinder(s, params).BindDelete(n)
+	b := newBinder(s, params)
+	t, _ := b.DeleteTable(n)
+	if bind.IsUsingDelete(n) || (t != nil && t.MergeOnWrite()) {
+		return s.deleteSign(ctx, st, n, params)(w)
+	}
+	d, err := b.BindDelete(n)
+	if err != nil && t != nil && t.Keys == storage.UniqueKeys && t.DeleteSign() >= 0 {
+		// Not a delete predicate: Doris falls back to the delete-sign load.
+		return s.deleteSign(ctx, st, n, params)(w)
+	}
 	if err != nil {
 		return err
 	}

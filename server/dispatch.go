@@ -75,6 +75,16 @@ func (s *Session) dispatch(ctx context.Context, stmt parser.Statement, params []
 		return s.showCreateView(st, w)
 	case *parser.Explain:
 		return s.explain(ctx, st, w)
+	case *parser.Analyze:
+		return s.analyzeStmt(ctx, st, w)
+	case *parser.ShowColumnStats:
+		return s.showColumnStats(st, w)
+	case *parser.ShowTableStats:
+		return s.showTableStats(st, w)
+	case *parser.ShowAnalyze:
+		return s.showAnalyze(st, w)
+	case *parser.DropStats:
+		return s.dropStats(st, w)
 	case *parser.CreateUser:
 		if err := s.srv.cat.CreateUserWithRole(st.User, st.Host, st.Password, st.Role, st.IfNotExists); err != nil {
 			return err
@@ -100,7 +110,7 @@ func (s *Session) dispatch(ctx context.Context, stmt parser.Statement, params []
 	case *parser.GrantPrivs, *parser.GrantRoles, *parser.CreateRole, *parser.DropRole, *parser.ShowGrants, *parser.ShowRoles:
 		return s.grants(st, w)
 	case *parser.Admin:
-		return sqlerr.NotSupportedYet.New(strings.Join(strings.Fields(st.Text), " "))
+		return s.admin(ctx, st, w)
 	}
 	return sqlerr.NotSupportedYet.New("this statement")
 }
@@ -113,7 +123,7 @@ func (s *Session) dispatchVitess(ctx context.Context, st *parser.Vitess, params 
 		ctx = coord.WithLoadInfo(ctx, catalog.TxnInfo{User: s.acct.user})
 		return s.insert(ctx, st, n, params, w)
 	case *sqlparser.Delete:
-		return s.deleteRows(ctx, n, params, w)
+		return s.deleteRows(ctx, st, n, params, w)
 	case *sqlparser.Update:
 		ctx = coord.WithLoadInfo(ctx, catalog.TxnInfo{User: s.acct.user})
 		return s.update(ctx, st, n, params, w)
@@ -198,6 +208,9 @@ func (s *Session) set(n *sqlparser.Set, w wire.ResultWriter) error {
 		case "names", "character set", "charset":
 			continue
 		case "transaction", "transaction isolation level":
+			if err := s.setTransaction(e.Expr, global, e.Scope == sqlparser.SetScope_Session); err != nil {
+				return err
+			}
 			continue
 		}
 		val, err := s.setValue(e.Expr)

@@ -13,6 +13,25 @@ import (
 
 // startBE runs `dorisgo be` on a free port; the returned proc's mysqlAddr
 // field holds its gRPC address.
+// startFE runs an FE process on free ports, killed at test end.
+func startFE(t *testing.T, dir string) *proc {
+	t.Helper()
+	fe := &proc{t: t, dir: dir, exited: make(chan struct{}), out: &syncBuffer{}}
+	mp, hp := freePort(t), freePort(t)
+	fe.mysqlAddr, fe.httpAddr = fmt.Sprintf("127.0.0.1:%d", mp), fmt.Sprintf("127.0.0.1:%d", hp)
+	fe.cmd = exec.Command(dorisgoBinary(t), "fe", "--data-dir", fe.dir, "--mysql-port", fmt.Sprint(mp), "--http-port", fmt.Sprint(hp), "--log-level", "warn")
+	fe.cmd.Stdout, fe.cmd.Stderr = fe.out, fe.out
+	if err := fe.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { fe.cmd.Wait(); close(fe.exited) }()
+	t.Cleanup(fe.kill)
+	if err := fe.waitReady(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	return fe
+}
+
 func startBE(t *testing.T, dir string, withHTTP bool) *proc {
 	t.Helper()
 	port := freePort(t)
@@ -44,19 +63,7 @@ func TestE2EClusterProcesses(t *testing.T) {
 	for i := range bes {
 		bes[i] = startBE(t, filepath.Join(root, fmt.Sprintf("be%d", i)), i == 0)
 	}
-	fe := &proc{t: t, dir: filepath.Join(root, "fe"), exited: make(chan struct{}), out: &syncBuffer{}}
-	mp, hp := freePort(t), freePort(t)
-	fe.mysqlAddr, fe.httpAddr = fmt.Sprintf("127.0.0.1:%d", mp), fmt.Sprintf("127.0.0.1:%d", hp)
-	fe.cmd = exec.Command(dorisgoBinary(t), "fe", "--data-dir", fe.dir, "--mysql-port", fmt.Sprint(mp), "--http-port", fmt.Sprint(hp), "--log-level", "warn")
-	fe.cmd.Stdout, fe.cmd.Stderr = fe.out, fe.out
-	if err := fe.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { fe.cmd.Wait(); close(fe.exited) }()
-	t.Cleanup(fe.kill)
-	if err := fe.waitReady(30 * time.Second); err != nil {
-		t.Fatal(err)
-	}
+	fe := startFE(t, filepath.Join(root, "fe"))
 	db := openDB(t, fe.mysqlAddr, "", true)
 	for _, b := range bes {
 		mustExec(t, db, fmt.Sprintf(`ALTER SYSTEM ADD BACKEND "%s"`, b.mysqlAddr))

@@ -131,13 +131,10 @@ func runFuncCases(t *testing.T, db *sql.DB, out *dorisOut, cases []funcCase) {
 //     the later cases have no expected rows to compare with and are not
 //     ported.
 //   - set batch_size = 4096 is dropped (a Doris execution knob).
-//   - concat_ws over an ARRAY literal (4 cases) is not run: dorisgo has no
-//     ARRAY type (issue 15 lists it as still to do).
 func TestE2EDorisRegressionStringFunction(t *testing.T) {
 	s := newServer(t)
 	db := openDB(t, s.MySQLAddr(), "", true)
 	const q = "sql"
-	const noArray = "ARRAY literals: dorisgo has no ARRAY type"
 	runFuncCases(t, db, readDorisOut(t, "test_string_function.out"), []funcCase{
 		{q, `select elt(0, "hello", "doris");`, false, ""},
 		{q, `select elt(1, "hello", "doris");`, false, ""},
@@ -157,10 +154,10 @@ func TestE2EDorisRegressionStringFunction(t *testing.T) {
 		{q, `select concat_ws("or", "d", "is");`, false, ""},
 		{q, `select concat_ws(NULL, "d", "is");`, false, ""},
 		{q, `select concat_ws("or", "d", NULL,"is");`, false, ""},
-		{q, `select concat_ws("or", ["d", "is"]);`, false, noArray},
-		{q, `select concat_ws(NULL, ["d", "is"]);`, false, noArray},
-		{q, `select concat_ws("or", ["d", NULL,"is"]);`, false, noArray},
-		{q, `select concat_ws("or", ["d", "","is"]);`, false, noArray},
+		{q, `select concat_ws("or", ["d", "is"]);`, false, ""},
+		{q, `select concat_ws(NULL, ["d", "is"]);`, false, ""},
+		{q, `select concat_ws("or", ["d", NULL,"is"]);`, false, ""},
+		{q, `select concat_ws("or", ["d", "","is"]);`, false, ""},
 		{q, `select ends_with("Hello doris", "doris");`, true, ""},
 		{q, `select ends_with("Hello doris", "Hello");`, true, ""},
 		{q, `select find_in_set("b", "a,b,c");`, false, ""},

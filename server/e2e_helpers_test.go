@@ -84,6 +84,7 @@ func startServer(t *testing.T, dir string) *server.Server {
 	if err != nil {
 		t.Fatalf("server.Start: %v", err)
 	}
+	s.CheckPlans()
 	return s
 }
 

@@ -201,6 +201,7 @@ func TestE2ESQLMutations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.CheckPlans()
 	t.Cleanup(s.Close)
 	root := openDB(t, s.MySQLAddr(), "", true)
 	for _, q := range mutateSetup {

@@ -219,9 +219,8 @@ func TestE2EStreamLoadHeaders(t *testing.T) {
 	count := func() int { return len(queryInts(t, db, "SELECT k FROM hdr.t")) }
 
 	for name, value := range map[string]string{
-		"merge_type": "DELETE", "partial_columns": "true", "function_column.sequence_col": "v",
-		"timezone": "UTC", "exec_mem_limit": "1000", "enclose": `"`, "escape": `\`, "trim_double_quotes": "true",
-		"group_commit": "async_mode", "delete": "k = 1", "hidden_columns": "__DORIS_DELETE_SIGN__",
+		"function_column.sequence_col": "v", "timezone": "UTC", "exec_mem_limit": "1000", "enclose": `"`, "escape": `\`, "trim_double_quotes": "true",
+		"group_commit": "async_mode", "hidden_columns": "__DORIS_DELETE_SIGN__",
 	} {
 		r := load(map[string]string{name: value}, []byte("1,1\n"))
 		if r.Status != "Fail" || !strings.Contains(r.Message, `"`+name) || !strings.Contains(r.Message, "not supported") {

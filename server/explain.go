@@ -3,16 +3,19 @@ package server
 import (
 	"context"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"fmt"
+
 	"github.com/dorisgo/dorisgo/execution/coord"
 	"github.com/dorisgo/dorisgo/execution/op"
 
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/dorisgo/dorisgo/planner/check"
 	"github.com/dorisgo/dorisgo/planner/explain"
 	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/planner/physical"
@@ -30,6 +33,10 @@ func (s *Session) plannerContext(h *parser.Hints) *physical.Context {
 		v.Set(name, s.vars.get(name))
 	}
 	ctx := &physical.Context{Cat: s.srv.cat, Vars: v, Ctx: s.statementContext()}
+	if s.vars.get("enable_plan_check") == "true" {
+		cat := s.srv.cat
+		ctx.Check = func(p *fragment.Plan) error { return check.Plan(p, check.FromCatalog(cat)) }
+	}
 	if h != nil {
 		for _, sv := range h.SetVars {
 			ctx.Vars.Set(sv.Name, sv.Value)
@@ -151,11 +158,24 @@ func profileLines(p *planned, root op.Operator, rows int64, elapsed time.Duratio
 		ids = append(ids, id)
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	out = append(out, "  operators (rows summed over instances, time = slowest instance, children included):")
+	out = append(out, "  operators (rows summed over instances, est = the planner's estimate, time = slowest instance, children included):")
+	est, inputs := p.dist.Estimates(), p.dist.Inputs()
 	for _, id := range ids {
 		a := ops[id]
-		out = append(out, fmt.Sprintf("    %d:%s  instances=%d  rows=%d  batches=%d  time=%.3f ms  peak memory=%d",
-			id, a.kind, a.instances, a.rows, a.batches, float64(a.timeNs)/1e6, a.peak))
+		e := "?"
+		if v, ok := est[id]; ok && v >= 0 {
+			e = fmt.Sprint(v)
+		}
+		in := ""
+		if ins := inputs[id]; len(ins) > 0 {
+			ss := make([]string, len(ins))
+			for i, c := range ins {
+				ss[i] = fmt.Sprint(c)
+			}
+			in = "  inputs=" + strings.Join(ss, ",")
+		}
+		out = append(out, fmt.Sprintf("    %d:%s  instances=%d  rows=%d  est=%s  batches=%d  time=%.3f ms  peak memory=%d%s",
+			id, a.kind, a.instances, a.rows, e, a.batches, float64(a.timeNs)/1e6, a.peak, in))
 	}
 	out = append(out, "  fragments (instances that ran, pipeline tasks per instance):")
 	for _, f := range p.plan.Fragments {

@@ -11,3 +11,7 @@ func (s *Server) SetTestHook(h func(stage, sql string)) {
 	}
 	s.testHook.Store(&h)
 }
+
+// CheckPlans turns enable_plan_check on for every session of s: the
+// end-to-end tests run each distributed plan through planner/check.
+func (s *Server) CheckPlans() { s.globals.set("enable_plan_check", "true") }

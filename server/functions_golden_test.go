@@ -23,7 +23,7 @@ import (
 
 // scalarGolden are the files -rewrite-functions may rewrite; the others
 // (aggregates.test) keep their hand-computed expectations.
-var scalarGolden = map[string]bool{"string.test": true, "json.test": true, "date.test": true, "math.test": true, "cond.test": true}
+var scalarGolden = map[string]bool{"nested.test": true, "string.test": true, "json.test": true, "date.test": true, "math.test": true, "cond.test": true}
 
 var rewriteFunctions = flag.Bool("rewrite-functions", false, "rewrite the expected results of server/testdata/functions/*.test")
 

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/server/webui"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 )
 
@@ -92,6 +93,8 @@ func (s *Server) httpHandler() http.Handler {
 	mux.HandleFunc("GET /debug/pprof/", s.needAdmin(withoutAccess(pprof.Index)))
 	mux.HandleFunc("GET /debug/pprof/profile", s.needAdmin(withoutAccess(pprof.Profile)))
 	mux.HandleFunc("GET /debug/pprof/trace", s.needAdmin(withoutAccess(pprof.Trace)))
+	// The web UI takes every other path (server/webui).
+	mux.Handle("/", webui.New(webSource{s}))
 	return mux
 }
 

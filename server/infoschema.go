@@ -83,7 +83,7 @@ var isTables = map[string]isTable{
 		rows: func(is *infoSchema) [][]types.Datum {
 			var out [][]types.Datum
 			is.eachTable(func(db string, t *catalog.Table) {
-				for i, c := range t.Columns {
+				for i, c := range t.VisibleColumns() {
 					key := ""
 					if c.IsKey {
 						if t.Keys == storage.UniqueKeys {

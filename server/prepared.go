@@ -114,7 +114,7 @@ func (s *Session) FieldList(ctx context.Context, table, wildcard string) ([]wire
 	}
 	match := likeMatcher(wildcard)
 	var out []wire.Column
-	for _, c := range t.Columns {
+	for _, c := range t.VisibleColumns() {
 		if match(c.Name) {
 			out = append(out, wire.Column{Schema: db, Table: t.Name, OrgTable: t.Name, Name: c.Name, OrgName: c.Name,
 				Type: c.Type, Nullable: c.Nullable, PrimaryKey: c.IsKey})

@@ -91,6 +91,14 @@ func (s *Session) authorize(stmt parser.Statement) error {
 		return s.needTable(a, st.DB, st.Table, catalog.WantAlter, "ALTER")
 	case *parser.ShowPartitions:
 		return s.needTable(a, st.DB, st.Table, catalog.WantShow, "SHOW PARTITIONS")
+	case *parser.Analyze:
+		return s.needTable(a, st.DB, st.Table, catalog.WantSelect, "SELECT")
+	case *parser.ShowColumnStats:
+		return s.needTable(a, st.DB, st.Table, catalog.WantSelect, "SELECT")
+	case *parser.ShowTableStats:
+		return s.needTable(a, st.DB, st.Table, catalog.WantSelect, "SELECT")
+	case *parser.DropStats:
+		return s.needTable(a, st.DB, st.Table, catalog.WantDrop, "DROP")
 	case *parser.ShowCreateTable:
 		return s.needTable(a, st.DB, st.Table, catalog.WantShow, "SHOW CREATE TABLE")
 	case *parser.ShowCreateView:

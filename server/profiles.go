@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/execution/coord"
 	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
@@ -47,6 +48,15 @@ type profile struct {
 	Start   time.Time `json:"start"`
 	End     time.Time `json:"end"`
 	Lines   []string  `json:"-"`
+	// Conn is its connection; Rows returned or affected and Bytes read
+	// from storage (the audit log's ReturnRows and ScanBytes); run and
+	// measured are a query's plan and its final counters, for the web UI's
+	// query page.
+	Conn     uint32         `json:"conn"`
+	Rows     int64          `json:"rows"`
+	Bytes    int64          `json:"scan_bytes"`
+	run      *planRun       `json:"-"`
+	measured *coord.Profile `json:"-"`
 }
 
 // profiles keeps the latest query profiles.
@@ -288,7 +298,10 @@ func (s *Session) recordStatement(queryID, sql, db, state string, start time.Tim
 		return
 	}
 	x := &profile{QueryID: queryID, Task: res.task, User: s.info.User, DB: db, SQL: sql, State: state,
-		Start: start, End: start.Add(elapsed), Lines: res.profile}
+		Start: start, End: start.Add(elapsed), Lines: res.profile, Conn: s.info.ID, Rows: res.rows.Load(), Bytes: res.scanBytes.Load()}
+	if run := res.run.Load(); run != nil {
+		x.run, x.measured = run, run.profile()
+	}
 	keep, _ := s.srv.globals.get("max_query_profile_num")
 	n, _ := strconv.Atoi(keep)
 	s.srv.profiles.add(x, n)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/planner/bind"
 	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/planner/physical"
@@ -117,6 +118,7 @@ func (s *Session) query(ctx context.Context, st *parser.Vitess, params []types.D
 	if err != nil {
 		return err
 	}
+	s.trackRun(p, root)
 	start := time.Now()
 	defer s.countScans(root) // after the Close below
 	defer root.Close()
@@ -177,17 +179,21 @@ func (s *Session) runInsert(ctx context.Context, st *parser.Vitess, ins *bind.In
 	if err := s.txnReads(ins.Source); err != nil {
 		return err
 	}
-	d, err := physical.PlanInsert(s.plannerContext(st.Hints), ins.Source, physical.InsertTarget{DB: ins.DB, Table: ins.Table})
+	d, err := physical.PlanInsert(s.plannerContext(st.Hints), ins.Source, physical.InsertTarget{DB: ins.DB, Table: ins.Table, Partial: ins.Partial})
 	if err != nil {
 		return err
 	}
 	s.hook("rows", st.Text)
 	start := time.Now()
+	if ins.Partial != nil {
+		ctx = rpc.WithPartialUpdate(ctx, ins.Partial) // rows the FE itself routes
+	}
 	sp, sr := s.sinkPlan(ctx, d.Plan)
 	res, info, err := s.loadPlan(ctx, ins.DB, ins.Table, ins.Label, sp)
 	if err != nil {
 		return err
 	}
 	s.keepSinkProfile(res.Rows, time.Since(start), sr)
+	s.keepLoadRun(d, sr)
 	return w.WriteOK(wire.OK{AffectedRows: uint64(res.Rows), Info: info})
 }

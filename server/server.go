@@ -42,6 +42,10 @@ type Config struct {
 	// AuditLog is the audit log's path (one line per statement, rotated
 	// by size); "" = DataDir/log/fe.audit.log, "-" = none.
 	AuditLog string
+	// AutoAnalyzeInterval is how often the automatic statistics collection
+	// looks for tables to analyze (autoanalyze.go); 0 = 5 minutes, as
+	// Doris's auto_check_statistics_in_minutes.
+	AutoAnalyzeInterval time.Duration
 }
 
 // Server is a running frontend.
@@ -69,6 +73,8 @@ type Server struct {
 	loadErrors loadErrorLogs
 	// streamRecs are the last stream loads, for SHOW STREAM LOAD.
 	streamRecs streamRecords
+	// analyzer runs ANALYZE jobs and the automatic collection (analyze.go).
+	analyzer *analyzer
 
 	mu       sync.Mutex
 	sessions map[uint32]*Session
@@ -87,7 +93,7 @@ func Start(cfg Config) (*Server, error) {
 	if cfg.Host == "" {
 		cfg.Host = "127.0.0.1"
 	}
-	s := &Server{cfg: cfg, log: cfg.Log, globals: newGlobalVars(), sessions: map[uint32]*Session{}, start: time.Now()}
+	s := &Server{cfg: cfg, log: cfg.Log, globals: newGlobalVars(), sessions: map[uint32]*Session{}, start: time.Now(), analyzer: newAnalyzer()}
 	ok := false
 	defer func() {
 		if !ok {
@@ -154,6 +160,7 @@ func Start(cfg Config) (*Server, error) {
 			}
 		}()
 	}
+	s.startAutoAnalyze()
 	ok = true
 	return s, nil
 }
@@ -204,6 +211,7 @@ func (s *Server) Backends() []*be.Backend { return s.bes }
 
 // Close stops everything, in reverse order of start.
 func (s *Server) Close() {
+	s.analyzer.stop()
 	if s.httpSrv != nil {
 		s.httpSrv.Close()
 	}

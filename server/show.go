@@ -258,7 +258,11 @@ func (s *Session) describe(db, name string, full bool, w wire.ResultWriter) erro
 	}
 	cols := []wire.Column{strCol("Field"), strCol("Type"), strCol("Null"), strCol("Key"), strCol("Default"), strCol("Extra")}
 	var rows [][]types.Datum
-	for _, c := range t.Columns {
+	shown := t.VisibleColumns()
+	if s.showHidden() {
+		shown = t.Columns
+	}
+	for _, c := range shown {
 		null := "YES"
 		if !c.Nullable {
 			null = "NO"
@@ -437,14 +441,17 @@ func (s *Session) showTablets(ctx context.Context, st *parser.ShowTablets, w wir
 	for _, p := range t.Partitions {
 		for _, tb := range p.Tablets {
 			for _, r := range tb.Replicas {
-				v := fmt.Sprint(p.VisibleVersion)
+				v, failed := fmt.Sprint(p.VisibleVersion), "-1"
+				if !r.Healthy() { // lagging: the versions it has and the first it lacks
+					v, failed = fmt.Sprint(r.Version), fmt.Sprint(r.LastFailedVersion)
+				}
 				// What the replica's backend reports; -1 when it did not answer.
 				size, rowsN, versions := "-1", "-1", "-1"
 				if st, ok := stats[tb.ID][r.BackendID]; ok {
 					size, rowsN, versions = fmt.Sprint(st.Bytes), fmt.Sprint(st.Rows), fmt.Sprint(st.Rowsets)
 				}
 				rows = append(rows, []types.Datum{str(fmt.Sprint(tb.ID)), str(fmt.Sprint(r.ID)), str(fmt.Sprint(r.BackendID)),
-					str("0"), str(v), str(v), str("-1"), str("NULL"), str(size), str("0"), str(rowsN), str("NORMAL"),
+					str("0"), str(v), str(v), str(failed), str("NULL"), str(size), str("0"), str(rowsN), str("NORMAL"),
 					str("NULL"), str("-1"), str(versions), str("0"), str("0"), str("url"), str("url"), str("-1"), str("")})
 			}
 		}
@@ -557,6 +564,8 @@ func (s *Session) showProc(st *parser.ShowProc, w wire.ResultWriter) error {
 		return sqlerr.Doris.New("Invalid group id: " + id)
 	case path == "/backends":
 		return s.showBackends(w)
+	case path == "/cluster_health/tablet_health":
+		return s.showTabletHealth(w)
 	}
 	return sqlerr.Doris.New("Proc path '" + st.Path + "' doesn't exist")
 }

@@ -28,7 +28,8 @@ func (s *Session) showCreateTable(db, name string, w wire.ResultWriter) error {
 func createTableText(t *catalog.Table) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "CREATE TABLE `%s` (\n", t.Name)
-	for i, c := range t.Columns {
+	cols := t.VisibleColumns()
+	for i, c := range cols {
 		fmt.Fprintf(&b, "  `%s` %s", c.Name, c.Type.Lower())
 		if c.Agg != storage.AggNone {
 			fmt.Fprintf(&b, " %s", c.Agg)
@@ -42,7 +43,7 @@ func createTableText(t *catalog.Table) string {
 			fmt.Fprintf(&b, " DEFAULT \"%s\"", *c.Default)
 		}
 		fmt.Fprintf(&b, " COMMENT \"%s\"", c.Comment)
-		if i < len(t.Columns)-1 {
+		if i < len(cols)-1 {
 			b.WriteString(",")
 		}
 		b.WriteString("\n")

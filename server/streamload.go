@@ -16,6 +16,7 @@ import (
 
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/execution/coord"
+	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
@@ -143,6 +144,9 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 	if parser.twoPhase {
 		ctx = coord.WithTwoPhase(ctx)
 		resp.TwoPhaseCommit = "true"
+	}
+	if parser.partial != nil {
+		ctx = rpc.WithPartialUpdate(ctx, parser.partial)
 	}
 	res, err := s.coord.Load(ctx, db, t, resp.Label, func(yield func(arrow.Record) error) error {
 		err := pipeline(ctx, func(emit func(loadWork) error) error {

@@ -24,6 +24,7 @@ import (
 	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
+	"github.com/dorisgo/dorisgo/storage"
 )
 
 // Doris's stream load headers (be/src/http/http_common.h) that dorisgo does
@@ -31,8 +32,7 @@ import (
 // its default, which asks for nothing. Any other value fails the load
 // naming the header, rather than loading as if it had not been sent.
 var unsupportedLoadHeaders = map[string]string{
-	"txn_id": "", "txn_operation": "",
-	"merge_type": "append", "delete": "", "partial_columns": "false", "unique_key_update_mode": "upsert",
+	"txn_id": "", "txn_operation": "", "unique_key_update_mode": "upsert",
 	"function_column.sequence_col": "", "sequence_col": "", "hidden_columns": "",
 	"temporary_partitions": "", "timezone": "", "time_zone": "",
 	"exec_mem_limit": "", "load_mem_limit": "", "enclose": "", "escape": "", "trim_double_quotes": "false",
@@ -46,7 +46,7 @@ var loadHeaders = map[string]bool{
 	"where": true, "max_filter_ratio": true, "strict_mode": true, "strip_outer_array": true,
 	"read_json_by_line": true, "timeout": true, "comment": true, "skip_lines": true, "compress_type": true,
 	"jsonpaths": true, "json_root": true, "fuzzy_parse": true, "num_as_string": true, "two_phase_commit": true,
-	"partitions": true,
+	"partitions": true, "merge_type": true, "delete": true, "partial_columns": true,
 	// Only how many senders feed the tablets (Doris); nothing to change here.
 	"send_batch_parallelism": true,
 }
@@ -88,6 +88,9 @@ type loadParser struct {
 	comment                string
 
 	plan *bind.Load
+	// partial is set by partial_columns: the columns the load leaves to
+	// the existing rows (streamload_merge.go).
+	partial *storage.PartialUpdate
 	// file[i] is the source column the i-th field of a row fills (-1:
 	// skipped); fileKeys[i] is its name, lower case (JSON keys).
 	file     []int
@@ -231,6 +234,9 @@ func newLoadParser(h http.Header, t *catalog.Table) (*loadParser, error) {
 	if err := p.planColumns(h, t); err != nil {
 		return nil, err
 	}
+	if p.partial, err = partialColumns(h, t, p.plan); err != nil {
+		return nil, err
+	}
 	if len(p.jsonPaths) > len(p.plan.File) {
 		return nil, sqlerr.Doris.New(fmt.Sprintf("jsonpaths has %d paths but the load has %d columns (the columns header, or the table's)", len(p.jsonPaths), len(p.plan.File)))
 	}
@@ -302,11 +308,14 @@ func unescapeSep(s string) string {
 // batches (bind.Load).
 func (p *loadParser) planColumns(h http.Header, t *catalog.Table) error {
 	var cols []parser.LoadColumn
+	var err error
 	if v := h.Get("columns"); strings.TrimSpace(v) != "" {
-		var err error
 		if cols, err = parser.ParseLoadColumns(v); err != nil {
 			return withHeader("columns", err)
 		}
+	}
+	if cols, err = mergeTypeColumn(h, t, cols); err != nil {
+		return err
 	}
 	var where = h.Get("where")
 	b := bind.New(&bind.Context{Now: p.ectx.Now, Vars: noLoadVars{}})

@@ -44,12 +44,18 @@ var sysVars = map[string]sysVar{
 	"prefer_join_method":                       {kind: vString, def: "broadcast", enum: []string{"broadcast", "shuffle"}},
 	"parallel_pipeline_task_num":               {kind: vInt, def: "0"},
 	"enable_local_shuffle":                     {kind: vBool, def: "true"},
+	"enable_plan_check":                        {kind: vBool, def: "false"}, // re-verify each plan with planner/check (tests turn it on)
 	"runtime_filter_mode":                      {kind: vString, def: "GLOBAL", enum: []string{"off", "local", "global"}},
 	"exec_mem_limit":                           {kind: vInt, def: "2147483648"},
 	"query_timeout":                            {kind: vInt, def: "900"},
 	"insert_timeout":                           {kind: vInt, def: "14400"},
 	"broadcast_hashtable_mem_limit_percentage": {kind: vFloat, def: "0.2"},
 	"enable_nereids_planner":                   {kind: vBool, def: "true"},
+	// Statistics (analyze.go, autoanalyze.go); both act globally.
+	"enable_auto_analyze":          {kind: vBool, def: "true"},
+	"table_stats_health_threshold": {kind: vInt, def: "90"},
+	"show_hidden_columns":          {kind: vBool, def: "false"},
+	"skip_delete_sign":             {kind: vBool, def: "false"},
 	// MySQL compatibility.
 	"autocommit":               {kind: vBool, def: "1"},
 	"auto_increment_increment": {kind: vInt, def: "1"},

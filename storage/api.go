@@ -1,16 +1,18 @@
 package storage
 
-import "github.com/dorisgo/dorisgo/sql/types"
+import (
+	"github.com/dorisgo/dorisgo/sql/types"
+	"github.com/dorisgo/dorisgo/storage/meta"
+)
 
-// TabletID names one tablet (one bucket of one partition of one table).
-type TabletID int64
-
-// TxnID names one load transaction, allocated by the FE.
-type TxnID int64
-
-// Version is a partition's visible version: a scan at version v sees every
-// rowset published with a version <= v. Version 1 is the empty tablet.
-type Version int64
+// The names the plan shares with storage live in storage/meta (no Pebble
+// there); these are the same types.
+type (
+	TabletID    = meta.TabletID
+	TxnID       = meta.TxnID
+	Version     = meta.Version
+	ColumnRange = meta.ColumnRange
+)
 
 // KeysType is the Doris data model of a table.
 type KeysType uint8
@@ -61,17 +63,13 @@ type TabletSchema struct {
 	// Dropped lists columns dropped from the schema that older segments
 	// still hold (kept so their zone maps decode).
 	Dropped []DroppedColumn `json:"dropped,omitempty"`
-}
-
-// ColumnRange is a predicate on one column usable for zone-map (per-segment
-// min/max) pruning: the segment may be skipped when its [min,max] does not
-// intersect [Lo,Hi]. A nil bound is unbounded.
-type ColumnRange struct {
-	Column int          `json:"column"`
-	Lo     *types.Datum `json:"lo,omitempty"`
-	LoIncl bool         `json:"lo_incl,omitempty"`
-	Hi     *types.Datum `json:"hi,omitempty"`
-	HiIncl bool         `json:"hi_incl,omitempty"`
+	// MergeOnWrite: a UNIQUE KEY tablet resolves equal keys when loads
+	// publish (delete bitmaps, mow.go) instead of merging at every scan.
+	MergeOnWrite bool `json:"mow,omitempty"`
+	// DeleteSign is 1 + the position of the UNIQUE KEY table's delete sign
+	// column (0: none): compaction from the first rowset drops the rows
+	// whose sign is 1, as nothing older is left for them to delete.
+	DeleteSign int `json:"delete_sign,omitempty"`
 }
 
 // ScanRequest reads one tablet at one version.

@@ -68,6 +68,9 @@ func growZero(b []byte, n int) ([]byte, []byte) {
 // encodeColumn appends the encoding of the chunks (all of one Arrow type,
 // rows in total) to dst.
 func encodeColumn(dst []byte, dt arrow.DataType, chunks []chunk, rows int) []byte {
+	if isNestedArrow(dt) {
+		return encodeNested(dst, dt, chunks)
+	}
 	nulls := 0
 	for _, c := range chunks {
 		nulls += c.nulls()
@@ -152,6 +155,9 @@ func alignedCopy(v []byte) []byte {
 // decodeColumn builds an Arrow array of type dt over buf (which must be
 // 8-byte aligned and is referenced, not copied).
 func decodeColumn(buf []byte, dt arrow.DataType) (arrow.Array, error) {
+	if len(buf) > 0 && buf[0] == encIPC {
+		return decodeNested(buf, dt)
+	}
 	if len(buf) < 1 || buf[0] != encPlain {
 		return nil, errCorrupt
 	}

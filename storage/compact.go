@@ -6,6 +6,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
@@ -82,15 +85,26 @@ func (s *Store) compact(id TabletID, upTo Version, cumulative bool) error {
 			carried = append(carried, m.Deletes...)
 		}
 	}
-	if err := it.planRowsets(in, nil, dels); err != nil {
+	var dead map[segID]*roaring.Bitmap
+	if sc.mergeOnWrite() {
+		// The inputs' rows dead at the newest input version; marks of
+		// loads published later are redone on the output at install.
+		if dead, err = readBitmaps(it.snap, id, in[len(in)-1].End); err != nil {
+			return err
+		}
+	}
+	if err := it.planRowsets(in, nil, dels, dead); err != nil {
 		return err
 	}
 	outID := rowsetID(s.nextRowset.Add(1))
 	w := newRowsetWriter(s, t, sc, outID, compactKey(id, outID))
 	defer w.release()
-	if err := s.writeCompacted(it, w); err != nil {
+	if err := s.writeCompacted(it, w, in[0].ID == firstVisible(all, upTo)); err != nil {
 		s.discardCompaction(id, outID)
 		return err
+	}
+	if s.beforeInstall != nil {
+		s.beforeInstall(id)
 	}
 	return s.installCompaction(t, in, w, carried)
 }
@@ -140,32 +154,37 @@ func foldDeletes(in []rowsetMeta, k int, foldRows int64) bool {
 
 // writeCompacted copies the planned segments through w, merging equal keys
 // for UNIQUE/AGGREGATE tablets.
-func (s *Store) writeCompacted(it *scanIter, w *rowsetWriter) error {
+func (s *Store) writeCompacted(it *scanIter, w *rowsetWriter, base bool) error {
 	all := make([]int, len(it.schema.Columns))
 	for i := range all {
 		all[i] = i
 	}
 	it.cols = all
 	it.out = types.ArrowSchema(it.schema.Columns)
-	if it.schema.Keys != DupKeys {
+	sign := -1 // base: rows with the delete sign have nothing left to delete
+	if base && it.schema.DeleteSign > 0 && it.schema.DeleteSign <= len(all) {
+		sign = it.schema.DeleteSign - 1
+	}
+	if it.schema.mergesOnRead() {
 		merged, rows, err := readAndMerge(it, all)
 		if err != nil {
 			return err
 		}
-		rec := newRecord(it.out, merged, rows)
+		rec := dropDeleteSigned(newRecord(it.out, merged, rows), sign)
 		defer rec.Release()
 		if err := w.add(rec); err != nil {
 			return err
 		}
 		return w.flush()
 	}
-	// DUPLICATE: stream one segment at a time.
+	// DUPLICATE and merge-on-write UNIQUE (one live row per key): stream
+	// one segment at a time.
 	for _, seg := range it.segs {
 		arrs, rows, err := it.readLive(seg, all)
 		if err != nil {
 			return err
 		}
-		rec := newRecord(it.out, arrs, rows)
+		rec := dropDeleteSigned(newRecord(it.out, arrs, rows), sign)
 		err = w.add(rec)
 		rec.Release()
 		if err != nil {
@@ -206,6 +225,18 @@ func (s *Store) installCompaction(t *tablet, in []rowsetMeta, w *rowsetWriter, c
 	m := rowsetMeta{ID: w.id, Start: start, End: end, Segs: w.segs, Rows: w.rows, Bytes: w.bytes, Deletes: carried, Cols: w.cols}
 	b := s.db.NewBatch()
 	defer b.Close()
+	if w.schema.mergeOnWrite() {
+		var later []rowsetMeta
+		for _, o := range visibleRowsets(now, math.MaxInt64) {
+			if o.End > end {
+				later = append(later, o)
+			}
+		}
+		if err := s.remarkCompacted(b, t.id, w.schema, m, later); err != nil {
+			s.discardCompaction(t.id, w.id)
+			return err
+		}
+	}
 	_ = b.Delete(w.marker, nil)
 	if err := b.Set(rowsetKey(t.id, end, w.id), m.encode(), nil); err != nil {
 		return err
@@ -263,6 +294,8 @@ func (s *Store) gcStaleLocked(now time.Time) error {
 				continue
 			}
 			deleteRowsetData(b, id, m.ID)
+			pre := rowsetBitmapPrefix(id, m.ID)
+			_ = b.DeleteRange(pre, prefixEnd(pre), nil)
 			_ = b.Delete(rowsetKey(id, m.End, m.ID), nil)
 			delete(s.staleSince, m.ID)
 			for _, o := range live { // the output that covered m
@@ -307,4 +340,32 @@ func (s *Store) background() {
 			}
 		}
 	}
+}
+
+// dropDeleteSigned returns rec without the rows whose column sign is 1
+// (rec itself when sign is -1 or no row has it), releasing rec if not.
+func dropDeleteSigned(rec arrow.Record, sign int) arrow.Record {
+	if sign < 0 {
+		return rec
+	}
+	col, ok := rec.Column(sign).(*array.Int8)
+	if !ok {
+		return rec
+	}
+	keep := make([]int32, 0, rec.NumRows())
+	for i := 0; i < col.Len(); i++ {
+		if !(col.IsValid(i) && col.Value(i) == 1) {
+			keep = append(keep, int32(i))
+		}
+	}
+	if len(keep) == col.Len() {
+		return rec
+	}
+	arrs := make([]arrow.Array, rec.NumCols())
+	for c := range arrs {
+		arrs[c] = take(rec.Column(c), keep)
+	}
+	out := newRecord(rec.Schema(), arrs, len(keep))
+	rec.Release()
+	return out
 }

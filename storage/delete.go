@@ -297,7 +297,7 @@ func (s *Store) WriteDelete(txn TxnID, tab TabletID, c DeleteCond) error {
 // readLive reads the given columns of one segment without the rows its
 // deletes drop, returning the arrays and their row count.
 func (it *scanIter) readLive(seg segRef, cols []int) ([]arrow.Array, int, error) {
-	if len(seg.dels) == 0 {
+	if len(seg.dels) == 0 && (seg.dead == nil || seg.dead.IsEmpty()) {
 		arrs, err := it.readColumns(seg, cols)
 		return arrs, seg.rows, err
 	}
@@ -315,6 +315,13 @@ func (it *scanIter) readLive(seg segRef, cols []int) ([]arrow.Array, int, error)
 	}
 	defer releaseAll(arrs)
 	gone := make([]byte, bitutil.BytesForBits(int64(seg.rows)))
+	if seg.dead != nil {
+		for bi := seg.dead.Iterator(); bi.HasNext(); {
+			if r := int(bi.Next()); r < seg.rows {
+				bitutil.SetBit(gone, r)
+			}
+		}
+	}
 	args := make([]arrow.Array, 0, 4)
 	for _, d := range seg.dels {
 		args = args[:0]
@@ -345,7 +352,9 @@ func (it *scanIter) readLive(seg segRef, cols []int) ([]arrow.Array, int, error)
 		}
 		return out, seg.rows, nil
 	}
-	it.s.rowsDeleted.Add(int64(dropped))
+	if len(seg.dels) > 0 {
+		it.s.rowsDeleted.Add(int64(dropped))
+	}
 	keep := make([]int32, 0, seg.rows-dropped)
 	for i := 0; i < seg.rows; i++ {
 		if !bitutil.BitIsSet(gone, i) {

@@ -28,6 +28,8 @@
 //	'P' txn tablet                → pending rowset: rowset id, segments, rows, bytes, prepared,
 //	                                a delete transaction's condition
 //	'C' tablet rowset             → compaction output being written (discarded at Open)
+//	'D' tablet rowset seg:4 MaxInt32 → a merge-on-write segment's primary-key index (mow.go)
+//	'B' tablet rowset seg:4 version  → delete bitmap of a merge-on-write segment (mow.go)
 //
 // Segment data is keyed by rowset id, not version, so Publish only rewrites a
 // small 'P' key into an 'R' key and never copies data; dropping a tablet or a
@@ -63,6 +65,11 @@
 // column (REPLACE, REPLACE_IF_NOT_NULL, MAX, MIN, SUM; NULLs ignored by
 // SUM/MAX/MIN); their rows come out in key order. Ranges prune segments only;
 // callers still filter rows, and for UNIQUE/AGGREGATE only key ranges prune.
+//
+// Merge-on-write UNIQUE tablets (mow.go) resolve equal keys when a load
+// publishes: older rows of its keys are marked in delete bitmaps written
+// in the publish batch, scans drop marked rows and stream like DUPLICATE
+// ones, and compaction writes only live rows.
 //
 // DELETE ... WHERE is Doris's delete predicate (delete.go): a rowset without
 // segments carrying the condition, published like a load; scans drop the

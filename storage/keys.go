@@ -18,6 +18,7 @@ const (
 	pfxData    byte = 'D' // D tablet rowset seg(4) tag(4)   → segment meta (tag 0) / column tag-1
 	pfxPending byte = 'P' // P txn tablet                   → pendingMeta
 	pfxCompact byte = 'C' // C tablet rowset                → in-progress compaction output
+	pfxBitmap  byte = 'B' // B tablet rowset seg(4) version → delete bitmap (mow.go)
 )
 
 // segMetaTag is the tag of a segment's metadata key; column c is tag c+1.

@@ -182,6 +182,9 @@ func take(a arrow.Array, idx []int32) arrow.Array {
 	if dt.ID() == arrow.NULL {
 		return array.NewNull(n)
 	}
+	if isNestedArrow(dt) {
+		return takeNested(a, idx)
+	}
 	var validity *memory.Buffer
 	nulls := 0
 	if a.NullN() > 0 {

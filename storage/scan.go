@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -117,6 +118,8 @@ type segRef struct {
 	// lay maps schema column p to the segment's stored column (-1: the
 	// segment predates it and reads its default).
 	lay []int
+	// dead are the rows delete bitmaps mark (merge-on-write, mow.go).
+	dead *roaring.Bitmap
 }
 
 // Scan reads a tablet at req.Version. Ranges only prune whole segments (and
@@ -145,13 +148,13 @@ func (s *Store) Scan(ctx context.Context, req ScanRequest) (RecordIterator, erro
 		if r.Column < 0 || r.Column >= len(sc.Columns) {
 			return nil, sqlerr.Assertf("storage: range column %d out of range", r.Column)
 		}
-		if sc.Keys == DupKeys || r.Column < sc.NumKeys {
+		if !sc.mergesOnRead() || r.Column < sc.NumKeys {
 			ranges = append(ranges, r)
 		}
 	}
 	it := &scanIter{
 		ctx: ctx, s: s, tab: req.Tablet, schema: sc, cols: req.Columns,
-		out: types.ArrowSchema(out), batch: req.BatchRows, merge: sc.Keys != DupKeys,
+		out: types.ArrowSchema(out), batch: req.BatchRows, merge: sc.mergesOnRead(),
 	}
 	if it.batch <= 0 {
 		it.batch = defaultBatchRows
@@ -204,12 +207,19 @@ func (it *scanIter) plan(v Version, ranges []ColumnRange) error {
 	if err != nil {
 		return err
 	}
-	return it.planRowsets(vis, ranges, dels)
+	var dead map[segID]*roaring.Bitmap
+	if it.schema.mergeOnWrite() {
+		if dead, err = readBitmaps(it.snap, it.tab, v); err != nil {
+			return err
+		}
+	}
+	return it.planRowsets(vis, ranges, dels, dead)
 }
 
 // planRowsets lists the segments of the given rowsets the ranges do not
-// exclude, each with the deletes (in version order) that apply to it.
-func (it *scanIter) planRowsets(rowsets []rowsetMeta, ranges []ColumnRange, dels []liveDelete) error {
+// exclude, each with the deletes (in version order) and the delete bitmap
+// (dead, per segment) that apply to it.
+func (it *scanIter) planRowsets(rowsets []rowsetMeta, ranges []ColumnRange, dels []liveDelete, dead map[segID]*roaring.Bitmap) error {
 	for _, rs := range rowsets {
 		ds := applying(dels, rs.End)
 		for seg := 0; seg < rs.Segs; seg++ {
@@ -226,7 +236,11 @@ func (it *scanIter) planRowsets(rowsets []rowsetMeta, ranges []ColumnRange, dels
 				it.s.segmentsPruned.Add(1)
 				continue
 			}
-			it.segs = append(it.segs, segRef{rs: rs.ID, seg: seg, rows: m.Rows, dels: segmentDeletes(ds, m), lay: lay})
+			ref := segRef{rs: rs.ID, seg: seg, rows: m.Rows, dels: segmentDeletes(ds, m), lay: lay, dead: dead[segID{rs.ID, seg}]}
+			if ref.dead != nil && ref.dead.GetCardinality() >= uint64(m.Rows) {
+				continue // every row replaced since
+			}
+			it.segs = append(it.segs, ref)
 		}
 	}
 	return nil

@@ -289,6 +289,7 @@ func (s *Store) AlterTablet(id TabletID, schema *TabletSchema) error {
 	n := schema.clone()
 	restoreSchema(n)
 	n.ColumnIDs = n.ids()
+	n.MergeOnWrite = old.MergeOnWrite // fixed at creation
 	if n.Keys != old.Keys || n.NumKeys != old.NumKeys {
 		return sqlerr.Assertf("storage: tablet %d: a light schema change cannot change the keys", id)
 	}

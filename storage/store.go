@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -120,6 +121,7 @@ type Store struct {
 	colHits, colMisses           atomic.Int64 // column cache lookups by this store's scans
 	lastBgErr                    atomic.Pointer[error]
 	onCompacted                  func(TabletID) // test hook, set before the first Publish
+	beforeInstall                func(TabletID) // test hook: a compaction wrote its output
 }
 
 type tablet struct {
@@ -396,7 +398,7 @@ func (s *Store) DropTablet(id TabletID) error {
 		}
 	}
 	s.mu.Unlock()
-	for _, p := range []byte{pfxSchema, pfxRowset, pfxData, pfxCompact} {
+	for _, p := range []byte{pfxSchema, pfxRowset, pfxData, pfxCompact, pfxBitmap} {
 		pre := tabletPrefix(p, id)
 		if err := b.DeleteRange(pre, prefixEnd(pre), nil); err != nil {
 			return err
@@ -595,6 +597,7 @@ func (s *Store) Publish(txn TxnID, versions map[TabletID]Version) error {
 		if w == nil {
 			continue
 		}
+		sc, _ := s.Schema(id) // before w.mu: DropTablet locks mu, then w.mu
 		w.mu.Lock()
 		err := w.flush()
 		if err == nil && !w.done {
@@ -602,7 +605,13 @@ func (s *Store) Publish(txn TxnID, versions map[TabletID]Version) error {
 			if w.del != nil {
 				m.Deletes = []rowsetDelete{{Version: v, Cond: w.del}}
 			}
-			err = errors.Join(b.Delete(w.marker, nil), b.Set(rowsetKey(id, v, w.id), m.encode(), nil))
+			if w.schema.mergeOnWrite() && w.segs > 0 && sc != nil {
+				var marks map[segID]*roaring.Bitmap
+				if marks, err = s.publishMarks(w, sc, v); err == nil {
+					err = putBitmaps(b, id, marks, v)
+				}
+			}
+			err = errors.Join(err, b.Delete(w.marker, nil), b.Set(rowsetKey(id, v, w.id), m.encode(), nil))
 			done = append(done, id)
 		}
 		w.mu.Unlock()

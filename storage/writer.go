@@ -173,6 +173,13 @@ func (w *rowsetWriter) writeSegmentBatch(meta segMeta) error {
 	if err := b.Set(dataKey(w.tab.id, w.id, w.segs, segMetaTag), meta.encode(cols), nil); err != nil {
 		return err
 	}
+	if w.schema.mergeOnWrite() {
+		ix := buildPKIndex(w.chunks, w.schema.NumKeys, meta.Rows)
+		bytes += int64(len(ix))
+		if err := b.Set(dataKey(w.tab.id, w.id, w.segs, pkTag), ix, nil); err != nil {
+			return err
+		}
+	}
 	w.segDone(meta.Rows, bytes)
 	if err := b.Set(w.marker, w.markerValue(), nil); err != nil {
 		return err
@@ -198,6 +205,13 @@ func (w *rowsetWriter) writeSegmentFile(meta segMeta) error {
 		w.scratch = encodeColumn(w.scratch[:0], col.Type.Arrow(), w.chunks[c], meta.Rows)
 		bytes += int64(len(w.scratch))
 		if err := w.sst.w.Set(appendDataKey(key[:0], w.tab.id, w.id, w.segs, c+1), w.scratch); err != nil {
+			return err
+		}
+	}
+	if w.schema.mergeOnWrite() {
+		ix := buildPKIndex(w.chunks, w.schema.NumKeys, meta.Rows)
+		bytes += int64(len(ix))
+		if err := w.sst.w.Set(appendDataKey(key[:0], w.tab.id, w.id, w.segs, pkTag), ix); err != nil {
 			return err
 		}
 	}

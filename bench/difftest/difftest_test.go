@@ -279,6 +279,10 @@ func (s *server) start() {
 	if s.dg, err = engine.StartDorisgo(s.bin, s.dir, s.m.backends, s.m.cluster); err != nil {
 		s.t.Fatalf("start dorisgo: %v", err)
 	}
+	// Every plan of the run also goes through the independent checker.
+	if err := s.dg.Exec("SET GLOBAL enable_plan_check = true"); err != nil {
+		s.t.Fatalf("dorisgo: %v", err)
+	}
 	s.t.Logf("started dorisgo (%d backends, cluster=%v) in %s", s.m.backends, s.m.cluster, time.Since(t0).Round(time.Millisecond))
 }
 

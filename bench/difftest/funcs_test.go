@@ -17,7 +17,7 @@ import (
 // function names a user can call: scalar names and aliases, aggregate
 // names and aliases.
 var registryMaps = map[string]bool{"registry": true, "library": true, "objFuncs": true, "aliases": true,
-	"libAliases": true, "aggSpecs": true, "aggAliases": true}
+	"libAliases": true, "aggSpecs": true, "aggAliases": true, "nestedFns": true, "nestedAliases": true}
 
 // internalFns are names only the binder writes (expr.Internal).
 var internalFns = map[string]bool{"from_unixtime_tz": true, "unix_timestamp_tz": true, "mod_double": true}

@@ -202,6 +202,9 @@ func TestRegressions(t *testing.T) {
 				if dg, err = engine.StartDorisgo(bin, sub, n, false); err != nil {
 					t.Fatalf("start dorisgo: %v", err)
 				}
+				if err := dg.Exec("SET GLOBAL enable_plan_check = true"); err != nil {
+					t.Fatal(err)
+				}
 				servers[n] = dg
 			}
 			want := engine.Result{Rows: normRows(rg.want)}

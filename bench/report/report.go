@@ -52,11 +52,33 @@ type Report struct {
 	PeakRSS []int64       `json:"dorisgo_peak_rss_bytes"`
 	Joins   []JoinRow     `json:"joins,omitempty"`
 	Writes  []WriteRow    `json:"writes,omitempty"`
+	QErrors []QErrorRow   `json:"qerrors,omitempty"`
 	// BeforeDelete and AfterDelete are the SSB queries run right before
 	// and right after the writes report's DELETE of 1% of lineorder.
 	BeforeDelete []QueryResult                 `json:"queries_before_delete,omitempty"`
 	AfterDelete  []QueryResult                 `json:"queries_after_delete,omitempty"`
 	GeoMeans     map[string]map[string]float64 `json:"geomean_ms"`
+}
+
+// QErrorRow is one query's operators' estimates against their actual rows
+// (Estimates: "default" before ANALYZE, "statistics" after).
+type QErrorRow struct {
+	Suite     string     `json:"suite"`
+	Query     string     `json:"query"`
+	Estimates string     `json:"estimates"`
+	Operators []QErrorOp `json:"operators"`
+	Error     string     `json:"error,omitempty"`
+}
+
+// QErrorOp is one operator's estimate, actual rows and q-error.
+type QErrorOp struct {
+	Node     int     `json:"node"`
+	Kind     string  `json:"kind"`
+	Estimate int64   `json:"estimate"`
+	Actual   int64   `json:"actual"`
+	QError   float64 `json:"qerror"`
+	// JoinInput: the operator feeds a join (through exchanges).
+	JoinInput bool `json:"join_input,omitempty"`
 }
 
 // WriteRow is one step of the writes report on one engine.

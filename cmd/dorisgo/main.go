@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/dorisgo/dorisgo/execution/be"
 	"github.com/dorisgo/dorisgo/execution/rpc"
@@ -54,6 +55,7 @@ func run(args []string) error {
 	logFile := fs.String("log-file", "", "the process's log (fe.log / be.INFO in Doris), rotated at 100 MB, 10 files kept (default: stderr)")
 	colCache := fs.Int64("column-cache-mb", storage.DefaultColumnCacheBytes>>20, "decoded column cache of the process's backends, MiB (0: off)")
 	blockCache := fs.Int64("block-cache-mb", storage.DefaultBlockCacheBytes>>20, "Pebble block cache of the process's backends, MiB")
+	autoAnalyze := fs.Int("auto-check-statistics-in-minutes", 5, "fe, standalone: how often the automatic statistics collection looks for tables to re-analyze (Doris's auto_check_statistics_in_minutes)")
 	metricsLogin := fs.Bool("metrics-require-login", false, "fe, standalone: /metrics takes HTTP basic auth like /api (open by default, as in Doris)")
 	auditLog := fs.String("audit-log", "", "fe, standalone: audit log, one line per statement, rotated at 100 MB (default <data-dir>/log/fe.audit.log; - for none)")
 	clusterToken := fs.String("cluster-token", "", "be: serve only callers presenting this cluster token (the FE's <data-dir>/cluster_token); default: the token kept in --data-dir, else the first caller's (the FE adding this backend)")
@@ -92,7 +94,8 @@ func run(args []string) error {
 			beBase = 0 // embedded backends take any free port unless asked
 		}
 		srv, err := server.Start(server.Config{DataDir: *dataDir, Host: *host, MySQLPort: *mysqlPort, HTTPPort: *httpPort,
-			Backends: n, BEPort: beBase, MetricsRequireLogin: *metricsLogin, Log: log, AuditLog: *auditLog})
+			Backends: n, BEPort: beBase, MetricsRequireLogin: *metricsLogin, Log: log, AuditLog: *auditLog,
+			AutoAnalyzeInterval: time.Duration(*autoAnalyze) * time.Minute})
 		if err != nil {
 			return err
 		}

@@ -169,6 +169,9 @@ func (b *Backend) DoAction(a *flight.Action, stream flight.FlightService_DoActio
 }
 
 func (b *Backend) action(ctx context.Context, typ string, body []byte) (any, error) {
+	if resp, ok, err := b.cloneAction(ctx, typ, body); ok {
+		return resp, err
+	}
 	switch typ {
 	case rpc.ActCreateTablet:
 		var r rpc.CreateTabletReq
@@ -261,6 +264,12 @@ func (b *Backend) action(ctx context.Context, typ string, body []byte) (any, err
 			out.Stats[t] = s
 		}
 		return out, nil
+	case rpc.ActColumnStats:
+		var r rpc.ColumnStatsReq
+		if err := json.Unmarshal(body, &r); err != nil {
+			return nil, err
+		}
+		return b.columnStats(ctx, r)
 	case rpc.ActCancel:
 		var r rpc.CancelReq
 		if err := json.Unmarshal(body, &r); err != nil {
@@ -300,7 +309,12 @@ func (b *Backend) DoPut(stream flight.FlightService_DoPutServer) error {
 		if err != nil {
 			return rpc.ToStatus(sqlerr.Assertf("load batch without a tablet id"))
 		}
-		if err := b.store.Write(cmd.Txn, storage.TabletID(tablet), r.Record()); err != nil {
+		if cmd.Partial != nil {
+			err = b.store.WritePartial(cmd.Txn, storage.TabletID(tablet), r.Record(), *cmd.Partial)
+		} else {
+			err = b.store.Write(cmd.Txn, storage.TabletID(tablet), r.Record())
+		}
+		if err != nil {
 			return rpc.ToStatus(err)
 		}
 	}
@@ -317,6 +331,9 @@ func (b *Backend) DoGet(t *flight.Ticket, stream flight.FlightService_DoGetServe
 	var tk rpc.OutboxTicket
 	if err := json.Unmarshal(t.Ticket, &tk); err != nil {
 		return rpc.ToStatus(err)
+	}
+	if tk.Clone != nil {
+		return b.serveClone(stream.Context(), *tk.Clone, stream)
 	}
 	return b.serveOutbox(stream.Context(), tk.Stream, stream)
 }

@@ -44,13 +44,22 @@ type queryState struct {
 	// "its instance is done" rather than "not here yet".
 	expected   int
 	registered int
+	// running are the instances past building, with their counters (the
+	// live part of query_status).
+	running map[*instance]liveInstance
+}
+
+// liveInstance is a running instance's counters and start.
+type liveInstance struct {
+	prof  *op.Profile
+	start time.Time
 }
 
 func (b *Backend) query(q string) *queryState {
 	s := b.queries[q]
 	if s == nil {
 		s = &queryState{cancels: map[*context.CancelFunc]struct{}{}, inboxes: map[inboxKey]*op.Inbox{},
-			outboxes: map[outboxKey]*op.Inbox{}}
+			outboxes: map[outboxKey]*op.Inbox{}, running: map[*instance]liveInstance{}}
 		b.queries[q] = s
 	}
 	return s
@@ -180,7 +189,32 @@ func (b *Backend) queryStatus(q string) rpc.QueryStatusResp {
 		r.Buffered += ob.Buffered()
 		r.PeakBytes = max(r.PeakBytes, ob.Stats().PeakBytes)
 	}
+	for in, l := range s.running {
+		rep := rpc.InstanceReport{Fragment: in.req.Fragment, Instance: in.req.Instance, Backend: b.Addr(),
+			Operators: l.prof.Stats(), WallNs: int64(time.Since(l.start)), Exchanges: map[fragment.NodeID]op.ExchangeStats{}}
+		for id, ib := range in.inboxes {
+			rep.Exchanges[id] = ib.Stats()
+		}
+		r.Live = append(r.Live, rep)
+	}
 	return r
+}
+
+// live makes a built instance's counters visible to query_status until it ends.
+func (in *instance) live(prof *op.Profile, start time.Time) (end func()) {
+	b := in.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.queries[in.req.QueryID]
+	if s == nil || prof == nil {
+		return func() {}
+	}
+	s.running[in] = liveInstance{prof: prof, start: start}
+	return func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		delete(s.running, in)
+	}
 }
 
 // peer returns a client for pushing exchange streams to another backend.
@@ -336,6 +370,7 @@ func (in *instance) run(ctx context.Context) (_ *rpc.InstanceReport, err error) 
 	if err != nil {
 		return nil, err
 	}
+	defer in.live(prof, time.Now())()
 	rep := &rpc.InstanceReport{Fragment: req.Fragment, Instance: req.Instance, Backend: in.b.Addr(),
 		Exchanges: map[fragment.NodeID]op.ExchangeStats{}, Tasks: tasks}
 	if req.Sink.Kind == fragment.TableSinkKind {

@@ -46,15 +46,7 @@ func newMetrics(b *Backend) *metrics {
 		operatorRows: c("scan_rows_total", "Rows returned by OLAP scans."),
 	}
 	running := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "doris", Subsystem: "be", Name: "fragment_instances_running",
-		Help: "Fragment instances running now."}, func() float64 {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		n := 0
-		for _, s := range b.queries {
-			n += len(s.cancels)
-		}
-		return float64(n)
-	})
+		Help: "Fragment instances running now."}, func() float64 { return float64(b.RunningInstances()) })
 	buffered := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "doris", Subsystem: "be", Name: "exchange_buffered_bytes",
 		Help: "Unread bytes in exchange inboxes and outboxes now."}, func() float64 {
 		b.mu.Lock()
@@ -114,3 +106,15 @@ func (m *metrics) instanceDone(rep *rpc.InstanceReport, wall time.Duration) {
 // (dorisgo be --http-port) or, in standalone mode, the FE's, labelled by
 // backend.
 func (b *Backend) Collectors() []prometheus.Collector { return b.metrics.collectors }
+
+// RunningInstances counts the fragment instances running here now (the
+// backend's load, as the FE's web UI shows it).
+func (b *Backend) RunningInstances() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for _, s := range b.queries {
+		n += len(s.cancels)
+	}
+	return n
+}

@@ -3,6 +3,8 @@ package be
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -31,17 +33,22 @@ func (in *instance) runTableSink(ctx context.Context, root op.Operator) (op.Tabl
 	if err != nil {
 		return op.TableSinkStats{}, err
 	}
+	if p := req.Sink.Table.Partial; p != nil {
+		ctx = rpc.WithPartialUpdate(ctx, p) // the load streams' writes fill from existing rows
+	}
 	if err := sink.Run(ctx); err != nil {
 		w.abort()
 		return op.TableSinkStats{}, err
 	}
-	if err := w.close(); err != nil {
-		return op.TableSinkStats{}, err
-	}
-	return sink.Stats(), nil
+	w.close()
+	st := sink.Stats()
+	st.Failed = w.failures()
+	return st, nil
 }
 
-// replicaWriter keeps one load stream per replica backend.
+// replicaWriter keeps one load stream per replica backend. A backend whose
+// stream fails is written no more and reported: the coordinator commits
+// when a majority of every tablet's replicas got the rows.
 type replicaWriter struct {
 	in      *instance
 	txn     storage.TxnID
@@ -49,45 +56,84 @@ type replicaWriter struct {
 	addrs   map[fragment.BackendID]string
 	mu      sync.Mutex
 	streams map[fragment.BackendID]*rpc.Loader
+	failed  map[fragment.BackendID]string
 }
 
 var _ op.TabletWriter = (*replicaWriter)(nil)
 
 func (w *replicaWriter) Write(ctx context.Context, be fragment.BackendID, tablet storage.TabletID, rec arrow.Record) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	w.mu.Lock()
-	s := w.streams[be]
+	s, gone := w.streams[be], w.failed[be] != ""
 	w.mu.Unlock()
+	if gone {
+		return nil
+	}
 	if s == nil {
 		addr, ok := w.addrs[be]
 		if !ok {
-			return sqlerr.Doris.New(fmt.Sprintf("backend %d is not alive: cannot write its replicas", be))
+			w.fail(be, fmt.Sprintf("backend %d is not alive: cannot write its replicas", be))
+			return nil
 		}
 		cl, err := w.in.b.peer(addr)
-		if err != nil {
-			return err
+		if err == nil {
+			s, err = cl.Load(ctx, w.txn, w.schema)
 		}
-		if s, err = cl.Load(ctx, w.txn, w.schema); err != nil {
-			return sqlerr.Doris.New(fmt.Sprintf("load stream to backend %s: %v", addr, err))
+		if err != nil {
+			w.fail(be, fmt.Sprintf("load stream to backend %s: %v", addr, rpc.Cause(err)))
+			return nil
 		}
 		w.mu.Lock()
 		w.streams[be] = s
 		w.mu.Unlock()
 	}
 	if err := s.Write(tablet, rec); err != nil {
-		return sqlerr.Doris.New(fmt.Sprintf("writing tablet %d on backend %s: %v", tablet, w.addrs[be], err))
+		w.fail(be, fmt.Sprintf("writing tablet %d on backend %s: %v", tablet, w.addrs[be], rpc.Cause(err)))
 	}
 	return nil
 }
 
-// close finishes every stream and waits for each backend's acknowledgement.
-func (w *replicaWriter) close() error {
-	var first error
-	for be, s := range w.streams {
-		if err := s.Close(); err != nil && first == nil {
-			first = sqlerr.Doris.New(fmt.Sprintf("load stream to backend %s: %v", w.addrs[be], err))
+// fail drops backend be's stream and records why.
+func (w *replicaWriter) fail(be fragment.BackendID, msg string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.failed == nil {
+		w.failed = map[fragment.BackendID]string{}
+	}
+	if w.failed[be] != "" {
+		return
+	}
+	w.failed[be] = msg
+	if s := w.streams[be]; s != nil {
+		s.Abort()
+		delete(w.streams, be)
+	}
+}
+
+// close finishes every stream and waits for each backend's
+// acknowledgement; a stream that fails to close fails its backend.
+func (w *replicaWriter) close() {
+	w.mu.Lock()
+	streams := maps.Clone(w.streams)
+	w.mu.Unlock()
+	for be, s := range streams {
+		if err := s.Close(); err != nil {
+			w.fail(be, fmt.Sprintf("load stream to backend %s: %v", w.addrs[be], rpc.Cause(err)))
 		}
 	}
-	return first
+}
+
+func (w *replicaWriter) failures() []op.SinkFailure {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []op.SinkFailure
+	for be, msg := range w.failed {
+		out = append(out, op.SinkFailure{Backend: be, Error: msg})
+	}
+	slices.SortFunc(out, func(a, b op.SinkFailure) int { return int(a.Backend - b.Backend) })
+	return out
 }
 
 func (w *replicaWriter) abort() {

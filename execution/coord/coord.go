@@ -1,7 +1,8 @@
 // Package coord is the FE's coordinator: it reaches the backends over rpc,
 // keeps their liveness in the catalog (heartbeats), creates and drops their
 // tablets, runs load transactions Doris-style (write every replica, prepare,
-// commit in the FE's catalog, publish everywhere) and runs distributed
+// commit in the FE's catalog once a majority of each tablet's replicas has
+// the rows, publish), repairs replicas (tabletsched.go, clone.go) and runs distributed
 // plans (planner/fragment): schedule.go places every fragment's instances
 // (scan fragments where their chosen replicas live, bucket-aligned for
 // hash-partitioned storage fragments; exchange-fed fragments on every alive
@@ -63,6 +64,10 @@ type Coordinator struct {
 	publishLocks map[catalog.TableID]chan struct{}
 	// alter: backends that missed a schema change (alter.go).
 	alter alterState
+	// sched is the tablet scheduler repairing replicas (tabletsched.go).
+	sched *tabletSched
+	// starts are the backends' process start times seen (restart.go; under mu).
+	starts map[catalog.BackendID]time.Time
 
 	stop      chan struct{}
 	done      chan struct{}
@@ -103,9 +108,11 @@ func New(cat *catalog.Catalog, log *slog.Logger) *Coordinator {
 		log = slog.Default()
 	}
 	base, cancel := context.WithCancel(context.Background())
-	return &Coordinator{cat: cat, log: log, clients: map[catalog.BackendID]*rpc.Client{}, pings: map[catalog.BackendID]*rpc.Client{},
+	c := &Coordinator{cat: cat, log: log, clients: map[catalog.BackendID]*rpc.Client{}, pings: map[catalog.BackendID]*rpc.Client{},
 		publishLocks: map[catalog.TableID]chan struct{}{}, stop: make(chan struct{}), done: make(chan struct{}),
 		base: base, cancelBase: cancel}
+	c.sched = newTabletSched(c)
+	return c
 }
 
 // Start runs one heartbeat round synchronously (so a fresh FE knows which
@@ -118,6 +125,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	}
 	c.started = true
 	go c.loop()
+	c.goTracked(c.sched.run)
 	return nil
 }
 
@@ -203,6 +211,7 @@ func (c *Coordinator) Heartbeat(ctx context.Context) {
 			}
 			c.cat.SetBackendState(b.ID, true, "", time.Now())
 			c.cat.SetBackendDisk(b.ID, resp.DataUsed, resp.DiskTotal, resp.DiskAvail)
+			c.noteStart(b, resp.StartTime)
 			if !b.Alive || c.alter.isDirty(b.ID) {
 				c.syncSchemas(ctx, b.ID) // it may have missed an ALTER TABLE
 			}

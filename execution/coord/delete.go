@@ -2,6 +2,7 @@ package coord
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -40,7 +41,7 @@ func (c *Coordinator) Delete(ctx context.Context, db string, job DeleteJob) (*Lo
 	if err != nil {
 		return nil, err
 	}
-	d := &deleter{c: c, txn: txn.ID, per: per}
+	d := &deleter{c: c, txn: txn.ID, per: per, tablets: job.Tablets}
 	defer func() {
 		if r := recover(); r != nil {
 			if !d.committed {
@@ -99,6 +100,11 @@ type deleter struct {
 	txn       storage.TxnID
 	per       map[catalog.BackendID][]storage.TabletID
 	committed bool
+	// written: per tablet, the backends that made the condition durable
+	// (the commit needs a majority of each tablet's replicas, quorum.go).
+	written map[storage.TabletID][]catalog.BackendID
+	failed  []error
+	tablets []storage.TabletID // every tablet the condition applies to
 }
 
 func (d *deleter) run(ctx context.Context, t *catalog.Table, parts []catalog.PartitionID, cond storage.DeleteCond) error {
@@ -115,7 +121,10 @@ func (d *deleter) run(ctx context.Context, t *catalog.Table, parts []catalog.Par
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if _, err := d.c.cat.CommitTxn(d.txn, parts, nil, nil); err != nil {
+	if _, err := d.c.cat.CommitTxns([]catalog.TxnCommit{{ID: d.txn, Partitions: parts, Written: d.written}}); err != nil {
+		if len(d.failed) > 0 {
+			return sqlerr.Doris.New(fmt.Sprintf("%v: %v", err, errors.Join(d.failed...)))
+		}
 		return err
 	}
 	d.committed = true
@@ -130,22 +139,45 @@ func (d *deleter) run(ctx context.Context, t *catalog.Table, parts []catalog.Par
 // prepare writes the condition to every replica and has each backend make
 // it durable, all backends at once.
 func (d *deleter) prepare(ctx context.Context, cond storage.DeleteCond) error {
-	errs := make(chan error, len(d.per))
+	type result struct {
+		be  catalog.BackendID
+		err error
+	}
+	errs := make(chan result, len(d.per))
 	for be, tablets := range d.per {
 		go func() {
-			var err error
-			defer func() { errs <- err }() // after the recover: Delete waits for every backend
-			defer d.c.recoverTo(&err, "preparing a delete", "txn", d.txn, "backend", be)
-			err = d.prepareOn(ctx, be, tablets, cond)
+			r := result{be: be}
+			defer func() { errs <- r }() // after the recover: Delete waits for every backend
+			defer d.c.recoverTo(&r.err, "preparing a delete", "txn", d.txn, "backend", be)
+			r.err = d.prepareOn(ctx, be, tablets, cond)
 		}()
 	}
-	var first error
+	d.written = map[storage.TabletID][]catalog.BackendID{}
+	for _, tb := range d.tablets {
+		d.written[tb] = nil
+	}
+	failed := map[catalog.BackendID]error{}
 	for range d.per {
-		if err := <-errs; err != nil && first == nil {
-			first = err
+		r := <-errs
+		if r.err != nil {
+			// The commit decides: a majority of each tablet's replicas suffices.
+			d.failed = append(d.failed, r.err)
+			failed[r.be] = r.err
+			continue
+		}
+		for _, tb := range d.per[r.be] {
+			d.written[tb] = append(d.written[tb], r.be)
 		}
 	}
-	return first
+	if len(failed) == len(d.per) {
+		if err := d.c.refusal(0, failed); err != nil {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return nil
 }
 
 func (d *deleter) prepareOn(ctx context.Context, be catalog.BackendID, tablets []storage.TabletID, cond storage.DeleteCond) error {

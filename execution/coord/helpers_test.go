@@ -26,11 +26,12 @@ import (
 
 // cluster is a catalog, a coordinator and n real backends on loopback.
 type cluster struct {
-	t   *testing.T
-	cat *catalog.Catalog
-	co  *coord.Coordinator
-	bes []*be.Backend
-	ids []catalog.BackendID
+	t    *testing.T
+	cat  *catalog.Catalog
+	co   *coord.Coordinator
+	bes  []*be.Backend
+	ids  []catalog.BackendID
+	dirs []string // each backend's data dir (a test restarts one on it)
 }
 
 func newCluster(t *testing.T, n int) *cluster {
@@ -45,11 +46,13 @@ func newCluster(t *testing.T, n int) *cluster {
 	}
 	c := &cluster{t: t, cat: cat}
 	for i := 0; i < n; i++ {
-		b, err := be.Start(t.TempDir(), "127.0.0.1:0", nil)
+		dir := t.TempDir()
+		b, err := be.Start(dir, "127.0.0.1:0", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		c.bes = append(c.bes, b)
+		c.dirs = append(c.dirs, dir)
 		var port int
 		fmt.Sscanf(b.Addr()[strings.LastIndex(b.Addr(), ":")+1:], "%d", &port)
 		rec, err := cat.AddBackend("127.0.0.1", port)

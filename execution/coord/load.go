@@ -3,6 +3,7 @@ package coord
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -31,8 +32,10 @@ type LoadResult struct {
 type Source func(yield func(arrow.Record) error) error
 
 // Load runs one load transaction into table t: every replica of every
-// tablet gets its rows, then the FE commits (one synced catalog write: the
-// commit point) and every backend publishes. After a crash a committed
+// tablet on an alive backend gets its rows, then the FE commits once a
+// majority of each tablet's replicas made them durable (one synced catalog
+// write: the commit point; the others are marked lagging, quorum.go) and
+// the backends publish. After a crash a committed
 // load is re-published by Recover, an uncommitted one aborted, so a load is
 // visible everywhere or nowhere.
 func (c *Coordinator) Load(ctx context.Context, db string, t *catalog.Table, label string, src Source) (*LoadResult, error) {
@@ -120,6 +123,10 @@ type loader struct {
 	// committed is set once the FE's catalog committed the transaction
 	// (or pre-committed it: precommit, a two-phase load).
 	committed, precommit bool
+	// failed are the backends whose replicas missed the load (a stream or
+	// its prepare failed), with the cause: the load commits without them
+	// when every tablet keeps a majority (quorum.go).
+	failed map[catalog.BackendID]error
 }
 
 func (l *loader) run(write func(*loader) (*prepared, error)) (*LoadResult, error) {
@@ -131,7 +138,7 @@ func (l *loader) run(write func(*loader) (*prepared, error)) (*LoadResult, error
 		if err := l.ctx.Err(); err != nil {
 			return nil, err
 		}
-		if err := l.c.cat.PrecommitTxn(catalog.TxnCommit{ID: l.txn, Partitions: pr.parts, Rows: pr.rows, Bytes: pr.bytes}); err != nil {
+		if err := l.c.cat.PrecommitTxn(catalog.TxnCommit{ID: l.txn, Partitions: pr.parts, Rows: pr.rows, Bytes: pr.bytes, Written: pr.written}); err != nil {
 			return nil, err
 		}
 		l.committed = true
@@ -149,10 +156,11 @@ func (l *loader) run(write func(*loader) (*prepared, error)) (*LoadResult, error
 		return nil, err
 	}
 	// The commit point.
-	if _, err := l.c.cat.CommitTxn(l.txn, pr.parts, pr.rows, pr.bytes); err != nil {
+	if _, err := l.c.cat.CommitTxns([]catalog.TxnCommit{{ID: l.txn, Partitions: pr.parts, Rows: pr.rows, Bytes: pr.bytes, Written: pr.written}}); err != nil {
 		return nil, err
 	}
 	l.committed = true
+	l.dropFailed()
 	// Past the commit point cancelling helps nobody: the rows stay either
 	// way, so publishing finishes (bounded) to answer with visible rows.
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(l.ctx), publishTimeout)
@@ -168,6 +176,8 @@ func (l *loader) run(write func(*loader) (*prepared, error)) (*LoadResult, error
 type prepared struct {
 	parts       []catalog.PartitionID
 	rows, bytes map[storage.TabletID]int64
+	// written: per tablet given rows, the backends that made them durable.
+	written map[storage.TabletID][]catalog.BackendID
 }
 
 func (p *prepared) total() int64 {
@@ -191,17 +201,9 @@ func (l *loader) write(src Source) (*prepared, error) {
 		return nil, err
 	}
 	// Prepare: every backend fsyncs its pending rowsets.
-	pr := &prepared{rows: map[storage.TabletID]int64{}, bytes: map[storage.TabletID]int64{}}
-	stats, err := l.prepare()
+	pr, err := l.prepareAll()
 	if err != nil {
 		return nil, err
-	}
-	for _, resp := range stats {
-		for tb, st := range resp.Stats {
-			// Replicas hold the same rows; count each tablet once.
-			pr.rows[tb] = st.Rows
-			pr.bytes[tb] = st.Bytes
-		}
 	}
 	seen := map[catalog.PartitionID]bool{}
 	for _, p := range l.touched {
@@ -217,7 +219,7 @@ func (l *loader) write(src Source) (*prepared, error) {
 // make its rowsets durable, all backends at once: a backend's Prepare
 // writes its tablets' last segments, the bulk of its storage work for a
 // small load.
-func (l *loader) prepare() ([]rpc.PrepareResp, error) {
+func (l *loader) prepare() (map[catalog.BackendID]rpc.PrepareResp, error) {
 	type result struct {
 		resp rpc.PrepareResp
 		err  error
@@ -229,10 +231,17 @@ func (l *loader) prepare() ([]rpc.PrepareResp, error) {
 	for be, s := range l.streams {
 		bes[be] = s
 	}
-	out := make(chan result, len(bes))
+	for be := range l.failed {
+		delete(bes, be)
+	}
+	type beResult struct {
+		be catalog.BackendID
+		result
+	}
+	out := make(chan beResult, len(bes))
 	for be, s := range bes {
 		go func() {
-			var r result
+			r := beResult{be: be}
 			defer func() { out <- r }() // after the recover: Load waits for every backend
 			defer l.c.recoverTo(&r.err, "preparing a load", "txn", l.txn, "backend", be)
 			cl, err := l.c.Client(be)
@@ -249,16 +258,16 @@ func (l *loader) prepare() ([]rpc.PrepareResp, error) {
 			}
 		}()
 	}
-	var resps []rpc.PrepareResp
-	var first error
+	resps := map[catalog.BackendID]rpc.PrepareResp{}
 	for range bes {
 		r := <-out
-		if r.err != nil && first == nil {
-			first = r.err
+		if r.err != nil {
+			l.fail(r.be, r.err)
+			continue
 		}
-		resps = append(resps, r.resp)
+		resps[r.be] = r.resp
 	}
-	return resps, first
+	return resps, nil
 }
 
 // abortTimeout bounds telling the backends to drop an aborted load's rows.
@@ -273,7 +282,14 @@ func (l *loader) abort(cause error) {
 			_ = cl.Do(ctx, rpc.ActAbort, rpc.TxnReq{Txn: l.txn}, nil)
 		}
 	}
-	for be := range l.abortOn {
+	others := maps.Clone(l.abortOn)
+	if others == nil {
+		others = map[catalog.BackendID]bool{}
+	}
+	for be := range l.failed {
+		others[be] = true
+	}
+	for be := range others {
 		if _, done := l.streams[be]; done {
 			continue
 		}
@@ -330,18 +346,28 @@ func (l *loader) route(rec arrow.Record, schema *arrow.Schema) error {
 		if err != nil {
 			return err
 		}
+		if err := l.reachable(tb); err != nil {
+			piece.Release()
+			return err
+		}
 		for _, r := range tb.Replicas {
-			s, err := l.stream(r.BackendID, schema)
-			if err != nil {
-				piece.Release()
-				return err
+			// Lagging replicas are written too (they do not count for the
+			// majority): a clone catching one up then leaves it complete.
+			if l.failed[r.BackendID] != nil {
+				continue
 			}
-			if err := s.Write(tb.ID, piece); err != nil {
-				piece.Release()
-				return l.c.backendErr(r.BackendID, err)
+			s, err := l.stream(r.BackendID, schema)
+			if err == nil {
+				err = s.Write(tb.ID, piece)
+			}
+			if err != nil {
+				l.fail(r.BackendID, l.c.backendErr(r.BackendID, err))
 			}
 		}
 		piece.Release()
+		if err := l.reachable(tb); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -167,7 +167,7 @@ func (c *Coordinator) Run(ctx context.Context, queryID string, plan *fragment.Pl
 	if plan.Fragments[0].Sink.Kind == fragment.TableSinkKind {
 		return nil, sqlerr.Assertf("coord: a table sink plan runs through LoadPlan")
 	}
-	fs, err := c.schedule(plan)
+	fs, err := c.scheduleFresh(plan)
 	if err != nil {
 		return nil, err
 	}
@@ -538,6 +538,10 @@ func (q *query) watch() {
 	defer q.recoverQuery("watching the backends")
 	t := time.NewTicker(HeartbeatInterval / 4)
 	defer t.Stop()
+	started := map[catalog.BackendID]time.Time{}
+	for be := range q.backends {
+		started[be] = q.c.startOf(be)
+	}
 	for {
 		select {
 		case <-q.watchDone:
@@ -546,6 +550,10 @@ func (q *query) watch() {
 			for be := range q.backends {
 				if b, ok := q.c.cat.Backend(be); ok && !b.Alive {
 					q.fail(q.c.backendErr(be, errors.New("backend is not alive (missed heartbeat)")))
+				}
+				// Restarted between two heartbeats: what it ran for the query is gone.
+				if s := q.c.startOf(be); !s.IsZero() && !started[be].IsZero() && !s.Equal(started[be]) {
+					q.fail(q.c.backendErr(be, errors.New("backend restarted while the query ran")))
 				}
 			}
 		}

@@ -21,15 +21,24 @@ func (c *Coordinator) publish(ctx context.Context, id storage.TxnID) error {
 	return c.cat.FinishTxn(id)
 }
 
-// publishBackends has every backend holding a replica of txn's partitions
-// publish its rowsets at the committed versions; they stay invisible to
-// queries until the catalog's FinishTxn raises the visible versions.
+// publishBackends has every backend holding a healthy replica of txn's
+// partitions publish its rowsets at the committed versions; they stay
+// invisible to queries until the catalog's FinishTxn raises the visible
+// versions. A backend that fails to publish leaves its replicas lagging
+// (catalog.MarkLagging) as long as every tablet keeps a majority of
+// published replicas; otherwise the transaction stays COMMITTED and the
+// republish loop retries.
 func (c *Coordinator) publishBackends(ctx context.Context, id storage.TxnID) error {
 	txn, ok := c.cat.Txn(id)
 	if !ok {
 		return fmt.Errorf("transaction %d not found", id)
 	}
 	per := map[catalog.BackendID]map[storage.TabletID]storage.Version{}
+	type tabletReplicas struct {
+		healthy []catalog.BackendID
+		quorum  int
+	}
+	var tablets []tabletReplicas
 	for _, tid := range txn.Tables {
 		t, ok := c.cat.TableByID(tid)
 		if !ok {
@@ -41,29 +50,74 @@ func (c *Coordinator) publishBackends(ctx context.Context, id storage.TxnID) err
 				continue
 			}
 			for _, tb := range p.Tablets {
+				tr := tabletReplicas{quorum: catalog.Quorum(replicationOf(t, tb))}
 				for _, r := range tb.Replicas {
+					// A lagging replica publishes too (a clone catching it
+					// up keeps what it published later) but does not count.
+					if r.Healthy() {
+						tr.healthy = append(tr.healthy, r.BackendID)
+					}
 					if per[r.BackendID] == nil {
 						per[r.BackendID] = map[storage.TabletID]storage.Version{}
 					}
 					per[r.BackendID][tb.ID] = v
 				}
+				tablets = append(tablets, tr)
 			}
 		}
 	}
+	type result struct {
+		be  catalog.BackendID
+		err error
+	}
+	out := make(chan result, len(per))
 	for be, vs := range per {
-		cl, err := c.Client(be)
-		if err != nil {
-			return err
-		}
-		if err := cl.Do(ctx, rpc.ActPublish, rpc.PublishReq{Txn: id, Versions: vs}, nil); err != nil {
-			return c.backendErr(be, err)
+		go func() {
+			r := result{be: be}
+			defer func() { out <- r }()
+			defer c.recoverTo(&r.err, "publishing a load", "txn", id, "backend", be)
+			if !c.isAlive(be) {
+				r.err = c.backendErr(be, fmt.Errorf("backend %d is not alive", be))
+				return
+			}
+			cl, err := c.Client(be)
+			if err == nil {
+				err = cl.Do(ctx, rpc.ActPublish, rpc.PublishReq{Txn: id, Versions: vs}, nil)
+			}
+			r.err = c.backendErr(be, err)
+		}()
+	}
+	failed := map[catalog.BackendID]error{}
+	for range per {
+		if r := <-out; r.err != nil {
+			failed[r.be] = r.err
 		}
 	}
-	return nil
+	if len(failed) == 0 {
+		return nil
+	}
+	for _, tr := range tablets {
+		ok := 0
+		for _, be := range tr.healthy {
+			if failed[be] == nil {
+				ok++
+			}
+		}
+		if ok < tr.quorum {
+			for _, err := range failed {
+				return err
+			}
+		}
+	}
+	bes := make([]catalog.BackendID, 0, len(failed))
+	for be := range failed {
+		bes = append(bes, be)
+	}
+	return c.cat.MarkLagging(id, bes)
 }
 
 // Recover finishes what a crash interrupted: committed transactions are
-// published (their data was durable on every replica before the commit),
+// published (their data was durable on a majority of the replicas before the commit),
 // prepared ones aborted, and backends drop pending data of transactions the
 // FE never committed.
 func (c *Coordinator) Recover(ctx context.Context) error {
@@ -101,7 +155,7 @@ func (c *Coordinator) Recover(ctx context.Context) error {
 }
 
 // republish retries committed transactions whose publication failed (a
-// backend was down): their data is durable on every replica, so they only
+// backend was down): their data is durable on a majority of the replicas, so they only
 // need the publish step. The table lock orders this after any load still
 // publishing the same table.
 func (c *Coordinator) republish() {

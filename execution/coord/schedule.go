@@ -29,6 +29,7 @@ type fragSched struct {
 	parent   fragment.FragmentID
 	exchange *fragment.Node
 	rootJSON json.RawMessage // f.Root encoded, shared by the instances' requests
+	view     *replicaView    // which replicas the scans may read (shared by the query)
 }
 
 // schedule places every fragment's instances (planner/fragment/doc.go).
@@ -39,6 +40,10 @@ func (c *Coordinator) schedule(plan *fragment.Plan) ([]*fragSched, error) {
 			return nil, sqlerr.Assertf("fragment %d is missing or misnumbered", i)
 		}
 		fs[i] = &fragSched{f: f, parent: -1}
+	}
+	view := c.newReplicaView()
+	for _, s := range fs {
+		s.view = view
 	}
 	for _, s := range fs {
 		fragment.Walk(s.f.Root, func(n *fragment.Node) {
@@ -139,6 +144,10 @@ func (c *Coordinator) place(s *fragSched) error {
 	byBE := map[catalog.BackendID]*instance{}
 	for _, sc := range scans {
 		for _, t := range sc.Scan.Tablets {
+			t, err := s.view.readable(sc.Scan.TableID, t)
+			if err != nil {
+				return err
+			}
 			be, err := c.pickReplica(t)
 			if err != nil {
 				return err
@@ -186,6 +195,10 @@ func (c *Coordinator) placeBuckets(s *fragSched, scans []*fragment.Node) error {
 		for _, sc := range scans {
 			for _, t := range sc.Scan.Tablets {
 				if t.Bucket == b {
+					t, err := s.view.readable(sc.Scan.TableID, t)
+					if err != nil {
+						return err
+					}
 					ts = append(ts, t)
 					tsScan = append(tsScan, sc.ID)
 				}

@@ -41,6 +41,12 @@ func (l *loader) writePlan(sp *SinkPlan) (*prepared, error) {
 	if sp.Target != nil {
 		target = sp.Target
 	}
+	if !target.Overwrite {
+		// Only healthy replicas on alive backends are written; the
+		// majority decides (quorum.go). An overwrite's new tablets need
+		// every replica.
+		target = l.c.writableTarget(target)
+	}
 	l.abortOn = map[catalog.BackendID]bool{}
 	for _, p := range target.Partitions {
 		for _, tb := range p.Tablets {
@@ -69,24 +75,28 @@ func (l *loader) writePlan(sp *SinkPlan) (*prepared, error) {
 		for _, be := range r.Table.Backends {
 			l.remote[catalog.BackendID(be)] = true
 		}
+		for _, tb := range r.Table.Tablets {
+			l.touched[tb] = nil
+		}
+		for _, f := range r.Table.Failed {
+			l.fail(catalog.BackendID(f.Backend), sqlerr.Doris.New(f.Error))
+		}
 		for _, p := range r.Table.Partitions {
 			parts[p] = true
 		}
 	}
-	stats, err := l.prepare()
+	pr, err := l.prepareAll()
 	if err != nil {
 		return nil, err
-	}
-	pr := &prepared{rows: map[storage.TabletID]int64{}, bytes: map[storage.TabletID]int64{}}
-	for _, resp := range stats {
-		for tb, st := range resp.Stats {
-			pr.rows[tb] = st.Rows
-			pr.bytes[tb] = st.Bytes
-		}
 	}
 	for _, p := range target.Partitions {
 		if parts[p.ID] {
 			pr.parts = append(pr.parts, catalog.PartitionID(p.ID))
+		}
+	}
+	if target.Overwrite && len(l.failed) > 0 {
+		for _, err := range l.failed {
+			return nil, err
 		}
 	}
 	return pr, nil
@@ -95,7 +105,7 @@ func (l *loader) writePlan(sp *SinkPlan) (*prepared, error) {
 // runSink runs a table sink plan to its end and returns every instance's
 // report.
 func (c *Coordinator) runSink(ctx context.Context, sp *SinkPlan, l *loader, target *fragment.TableSink) ([]*rpc.InstanceReport, error) {
-	fs, err := c.schedule(sp.Plan)
+	fs, err := c.scheduleFresh(sp.Plan)
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,9 @@ type subLoad struct {
 	backends []catalog.BackendID
 	rows     int64
 	delete   bool // a DELETE's condition, not rows
+	// failed are backends whose replicas missed it (majority writes): told
+	// to drop what they got once the transaction commits.
+	failed []catalog.BackendID
 }
 
 // BeginExplicit starts a transaction on db; label "" gets a generated one.
@@ -119,7 +122,11 @@ func (x *ExplicitTxn) load(ctx context.Context, t *catalog.Table, write func(*lo
 			bes = append(bes, be)
 		}
 	}
-	x.subs = append(x.subs, subLoad{txn: txn.ID, table: t.ID, pr: pr, backends: bes, rows: l.rows})
+	var failed []catalog.BackendID
+	for be := range l.failed {
+		failed = append(failed, be)
+	}
+	x.subs = append(x.subs, subLoad{txn: txn.ID, table: t.ID, pr: pr, backends: bes, rows: l.rows, failed: failed})
 	return &LoadResult{Txn: txn.ID, Label: x.label, Rows: l.rows, Bytes: pr.total()}, nil
 }
 
@@ -146,7 +153,7 @@ func (x *ExplicitTxn) Delete(ctx context.Context, job DeleteJob) (*LoadResult, e
 	if err != nil {
 		return nil, err
 	}
-	d := &deleter{c: c, txn: txn.ID, per: per}
+	d := &deleter{c: c, txn: txn.ID, per: per, tablets: job.Tablets}
 	defer func() {
 		if r := recover(); r != nil {
 			d.abort(fmt.Errorf("unexpected panic: %v", r))
@@ -161,7 +168,7 @@ func (x *ExplicitTxn) Delete(ctx context.Context, job DeleteJob) (*LoadResult, e
 	for be := range per {
 		bes = append(bes, be)
 	}
-	x.subs = append(x.subs, subLoad{txn: txn.ID, table: t.ID, pr: &prepared{parts: parts}, backends: bes, delete: true})
+	x.subs = append(x.subs, subLoad{txn: txn.ID, table: t.ID, pr: &prepared{parts: parts, written: d.written}, backends: bes, delete: true})
 	return &LoadResult{Txn: txn.ID, Label: x.label}, nil
 }
 
@@ -198,7 +205,7 @@ func (x *ExplicitTxn) Commit(ctx context.Context) (*LoadResult, error) {
 	ids := []storage.TxnID{x.head}
 	res := &LoadResult{Txn: x.ID(), Label: x.label}
 	for _, s := range x.subs {
-		items = append(items, catalog.TxnCommit{ID: s.txn, Partitions: s.pr.parts, Rows: s.pr.rows, Bytes: s.pr.bytes})
+		items = append(items, catalog.TxnCommit{ID: s.txn, Partitions: s.pr.parts, Rows: s.pr.rows, Bytes: s.pr.bytes, Written: s.pr.written})
 		ids = append(ids, s.txn)
 		res.Rows += s.rows
 		res.Bytes += s.pr.total()
@@ -211,6 +218,13 @@ func (x *ExplicitTxn) Commit(ctx context.Context) (*LoadResult, error) {
 	x.done = true
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
 	defer cancel()
+	for _, s := range x.subs {
+		for _, be := range s.failed {
+			if cl, err := c.Client(be); err == nil && c.isAlive(be) {
+				_ = cl.Do(pctx, rpc.ActAbort, rpc.TxnReq{Txn: s.txn}, nil)
+			}
+		}
+	}
 	for _, s := range x.subs {
 		if err := c.publishBackends(pctx, s.txn); err != nil {
 			return nil, sqlerr.Doris.New(fmt.Sprintf("transaction committed but not yet visible: %v", err))

@@ -7,31 +7,11 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
-
-// AggPhase is where an aggregation node sits in Doris' two-phase plan.
-type AggPhase uint8
-
-const (
-	// AggUpdateFinalize: raw rows in, final values out (single phase).
-	AggUpdateFinalize AggPhase = iota
-	// AggUpdateSerialize: raw rows in, partial states out (before an exchange).
-	AggUpdateSerialize
-	// AggMergeFinalize: partial states in, final values out.
-	AggMergeFinalize
-	// AggMergeSerialize: partial states in, merged partial states out.
-	AggMergeSerialize
-)
-
-var aggPhaseNames = [...]string{"update finalize", "update serialize", "merge finalize", "merge serialize"}
-
-func (p AggPhase) String() string { return aggPhaseNames[p] }
-
-func (p AggPhase) merges() bool   { return p == AggMergeFinalize || p == AggMergeSerialize }
-func (p AggPhase) finalize() bool { return p == AggUpdateFinalize || p == AggMergeFinalize }
 
 // AggCall is one aggregate function of an aggregation node.
 type AggCall struct {
@@ -53,7 +33,7 @@ type AggCall struct {
 
 // HashAggSpec describes an aggregation node.
 type HashAggSpec struct {
-	Phase AggPhase
+	Phase fragment.AggPhase
 	// Groups are the GROUP BY keys over the input columns (in merge phases:
 	// references to the key columns of the partial rows).
 	Groups []expr.Expr
@@ -93,7 +73,7 @@ func NewHashAgg(env *Env, child Operator, spec HashAggSpec) (*HashAgg, error) {
 		mem: memCharge{t: spec.Mem.Child("HashAgg")}}
 	width := len(spec.Groups)
 	for _, c := range spec.Aggs {
-		if c.Distinct && spec.Phase != AggUpdateFinalize {
+		if c.Distinct && spec.Phase != fragment.AggUpdateFinalize {
 			return nil, sqlerr.NotSupportedYet.New(strings.ToUpper(c.Fn) + "(DISTINCT) in phase " + spec.Phase.String())
 		}
 		f, err := newAggFunc(c)
@@ -104,7 +84,7 @@ func NewHashAgg(env *Env, child Operator, spec HashAggSpec) (*HashAgg, error) {
 			f = &distinctAgg{inner: f, mem: env.Mem, seen: map[string]struct{}{}}
 		}
 		a.fns = append(a.fns, f)
-		if spec.Phase.finalize() {
+		if spec.Phase.Finalizes() {
 			width++
 		} else {
 			st, err := AggStateTypes(c.Fn, c.ArgType, false)
@@ -162,7 +142,7 @@ func (a *HashAgg) Next(ctx context.Context) (arrow.Record, error) {
 		cols = append(cols, array.NewSlice(k, int64(from), int64(to)))
 	}
 	for _, f := range a.fns {
-		if a.spec.Phase.finalize() {
+		if a.spec.Phase.Finalizes() {
 			cols = append(cols, f.finalize(a.env.Mem, from, to))
 		} else {
 			cols = append(cols, f.serialize(a.env.Mem, from, to)...)
@@ -258,7 +238,7 @@ func (a *HashAgg) addBatch(rec arrow.Record) error {
 		if err != nil {
 			return err
 		}
-		if a.spec.Phase.merges() {
+		if a.spec.Phase.Merges() {
 			f.merge(a.gids, args)
 		} else {
 			f.update(a.gids, args)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
@@ -126,9 +127,9 @@ func naiveAgg(rows []row, keys bool) []string {
 	return out
 }
 
-func runAgg(t *testing.T, mem memory.Allocator, in Operator, phase AggPhase, keys bool, calls []AggCall) *HashAgg {
+func runAgg(t *testing.T, mem memory.Allocator, in Operator, phase fragment.AggPhase, keys bool, calls []AggCall) *HashAgg {
 	t.Helper()
-	spec := HashAggSpec{Phase: phase, Aggs: calls, Output: aggOutCols(calls, keys, phase.finalize()), Mem: NewMemTracker(0)}
+	spec := HashAggSpec{Phase: phase, Aggs: calls, Output: aggOutCols(calls, keys, phase.Finalizes()), Mem: NewMemTracker(0)}
 	if keys {
 		spec.Groups = []expr.Expr{colRef(0, types.BigIntT)}
 	}
@@ -146,7 +147,7 @@ func TestHashAggSinglePhase(t *testing.T) {
 			for _, keys := range []bool{false, true} {
 				mem, check := checked(t)
 				rows := aggRows(r, n, groups)
-				a := runAgg(t, mem, newSource(mem, aggInCols, rows, 1000), AggUpdateFinalize, keys, testAggCalls())
+				a := runAgg(t, mem, newSource(mem, aggInCols, rows, 1000), fragment.AggUpdateFinalize, keys, testAggCalls())
 				got := drain(t, a)
 				a.Close()
 				check()
@@ -170,7 +171,7 @@ func TestHashAggTwoPhase(t *testing.T) {
 			var stateCols []types.Column
 			for inst := 0; inst < 3; inst++ {
 				part := rows[inst*n/3 : (inst+1)*n/3]
-				a := runAgg(t, mem, newSource(mem, aggInCols, part, 700), AggUpdateSerialize, keys, calls)
+				a := runAgg(t, mem, newSource(mem, aggInCols, part, 700), fragment.AggUpdateSerialize, keys, calls)
 				stateCols = aggOutCols(calls, keys, false)
 				for {
 					rec, err := a.Next(t.Context())
@@ -196,7 +197,7 @@ func TestHashAggTwoPhase(t *testing.T) {
 				mergeCalls[i] = mc
 			}
 			src := &sliceOp{sc: types.ArrowSchema(stateCols), recs: partial}
-			m := runAgg(t, mem, src, AggMergeFinalize, keys, mergeCalls)
+			m := runAgg(t, mem, src, fragment.AggMergeFinalize, keys, mergeCalls)
 			got := drain(t, m)
 			m.Close()
 			check()

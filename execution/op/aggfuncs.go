@@ -59,6 +59,9 @@ func newAggFunc(c AggCall) (aggFunc, error) {
 	case "max":
 		return &pickAgg{t: res, class: classOf(res), mode: pickMax}, nil
 	case "any_value":
+		if res.IsNested() {
+			return &anyNestedAgg{t: res}, nil
+		}
 		return &pickAgg{t: res, class: classOf(res), mode: pickAny}, nil
 	case "group_concat":
 		sep := ","

@@ -364,12 +364,11 @@ func (a *topnAgg) finalize(mem memory.Allocator, from, to int) arrow.Array {
 
 func (a *topnAgg) memBytes() int64 { return int64(cap(a.counts)*8) + a.bytes }
 
-// collectAgg is COLLECT_LIST(x) / COLLECT_SET(x) (ARRAY_AGG = COLLECT_LIST).
-// dorisgo has no ARRAY type yet, so the result is the text Doris prints for
-// the array: [1, 2] for numbers, ["a", "b"] for strings, dates and
-// datetimes; NULLs are skipped; a group without values gives []. Order
-// across instances is unspecified, as in Doris. The partial state is the
-// count-prefixed list of value texts.
+// collectAgg is COLLECT_LIST(x) / COLLECT_SET(x) (ARRAY_AGG = COLLECT_LIST):
+// an ARRAY of x's type; NULLs are skipped; a group without values gives
+// []. Order across instances is unspecified, as in Doris. Values are kept
+// as their text (a set compares them so), read back at finalize; the
+// partial state is the count-prefixed list of value texts.
 type collectAgg struct {
 	argT  types.T
 	set   bool
@@ -447,25 +446,28 @@ func (a *collectAgg) serialize(mem memory.Allocator, from, to int) []arrow.Array
 }
 
 func (a *collectAgg) finalize(mem memory.Allocator, from, to int) arrow.Array {
-	quote := a.argT.IsString() || a.argT.IsTemporal()
-	out := make([]string, to-from)
-	for i := range out {
-		var sb strings.Builder
-		sb.WriteByte('[')
-		for j, v := range a.vals[from+i] {
-			if j > 0 {
-				sb.WriteString(", ")
-			}
-			if quote {
-				sb.WriteString(strconv.Quote(v))
-			} else {
-				sb.WriteString(v)
-			}
+	b := array.NewListBuilderWithField(mem, arrow.Field{Name: "item", Type: a.argT.Arrow(), Nullable: true})
+	defer b.Release()
+	vb := b.ValueBuilder()
+	for g := from; g < to; g++ {
+		b.Append(true)
+		for _, v := range a.vals[g] {
+			types.AppendDatum(vb, elemDatum(v, a.argT))
 		}
-		sb.WriteByte(']')
-		out[i] = sb.String()
 	}
-	return buildStrings(mem, out, nil)
+	return b.NewArray()
+}
+
+// elemDatum reads back a value collect_* kept as its text (textOf).
+func elemDatum(v string, t types.T) types.Datum {
+	if t.IsNested() || t.IsString() || t.Kind == types.JSON {
+		return types.Datum{T: t, S: v}
+	}
+	d, ok := types.ParseScalar(v, t)
+	if !ok {
+		return types.NullDatum(t)
+	}
+	return d
 }
 
 func (a *collectAgg) memBytes() int64 { return int64(cap(a.vals)*24) + a.bytes }

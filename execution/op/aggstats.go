@@ -498,6 +498,8 @@ func newStatAggFunc(fn string, arg, res types.T) aggFunc {
 		return &collectAgg{argT: arg}
 	case "collect_set":
 		return &collectAgg{argT: arg, set: true}
+	case "histogram":
+		return &histAgg{collectAgg: collectAgg{argT: arg}, n: 128}
 	case "count_by_enum":
 		return &enumAgg{}
 	}

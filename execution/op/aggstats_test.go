@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/sketch"
 	"github.com/dorisgo/dorisgo/sql/types"
@@ -226,7 +227,7 @@ func TestStatAggsSingleAndTwoPhase(t *testing.T) {
 			want := statWant(rows, keys)
 
 			mem, check := checked(t)
-			a := runAgg(t, mem, newSource(mem, aggInCols, rows, 700), AggUpdateFinalize, keys, calls)
+			a := runAgg(t, mem, newSource(mem, aggInCols, rows, 700), fragment.AggUpdateFinalize, keys, calls)
 			checkStats(t, drain(t, a), want, keys)
 			a.Close()
 			check()
@@ -234,7 +235,7 @@ func TestStatAggsSingleAndTwoPhase(t *testing.T) {
 			mem, check = checked(t)
 			var partial []arrow.Record
 			for inst := 0; inst < 3; inst++ {
-				a := runAgg(t, mem, newSource(mem, aggInCols, rows[inst*n/3:(inst+1)*n/3], 700), AggUpdateSerialize, keys, calls)
+				a := runAgg(t, mem, newSource(mem, aggInCols, rows[inst*n/3:(inst+1)*n/3], 700), fragment.AggUpdateSerialize, keys, calls)
 				for {
 					rec, err := a.Next(t.Context())
 					if err != nil {
@@ -263,7 +264,7 @@ func TestStatAggsSingleAndTwoPhase(t *testing.T) {
 				merge[i] = mc
 			}
 			src := &sliceOp{sc: types.ArrowSchema(aggOutCols(calls, keys, false)), recs: partial}
-			m := runAgg(t, mem, src, AggMergeFinalize, keys, merge)
+			m := runAgg(t, mem, src, fragment.AggMergeFinalize, keys, merge)
 			checkStats(t, drain(t, m), want, keys)
 			m.Close()
 			check()
@@ -350,7 +351,7 @@ func TestStatAggDistinct(t *testing.T) {
 	}
 	rows = append(rows, row{int64(0), nil, "s"})
 	mem, check := checked(t)
-	a := runAgg(t, mem, newSource(mem, aggInCols, rows, 3), AggUpdateFinalize, false, calls)
+	a := runAgg(t, mem, newSource(mem, aggInCols, rows, 3), fragment.AggUpdateFinalize, false, calls)
 	got := drain(t, a)
 	a.Close()
 	check()

@@ -165,7 +165,7 @@ func (a *Apply) subRows(ctx context.Context, rec arrow.Record, i int, outerTypes
 		}
 		rows = append(rows, r)
 		// EXISTS needs one row, a scalar subquery two to fail.
-		if fragment.ApplyKind(a.spec.Kind) == applyExists || (fragment.ApplyKind(a.spec.Kind) == applyScalar && applyRowCount(rows) > 1) {
+		if a.spec.Kind == fragment.ApplyExists || (a.spec.Kind == fragment.ApplyScalar && applyRowCount(rows) > 1) {
 			break
 		}
 	}
@@ -174,12 +174,6 @@ func (a *Apply) subRows(ctx context.Context, rec arrow.Record, i int, outerTypes
 	}
 	return rows, nil
 }
-
-const (
-	applyScalar fragment.ApplyKind = iota
-	applyExists
-	applyIn
-)
 
 func applyRowCount(rs []arrow.Record) int64 {
 	var n int64
@@ -190,8 +184,8 @@ func applyRowCount(rs []arrow.Record) int64 {
 }
 
 func (a *Apply) result(rows []arrow.Record, probe arrow.Array, i int, t types.T) (types.Datum, error) {
-	switch fragment.ApplyKind(a.spec.Kind) {
-	case applyScalar:
+	switch a.spec.Kind {
+	case fragment.ApplyScalar:
 		switch applyRowCount(rows) {
 		case 0:
 			return types.NullDatum(t), nil
@@ -203,7 +197,7 @@ func (a *Apply) result(rows []arrow.Record, probe arrow.Array, i int, t types.T)
 			}
 		}
 		return types.Datum{}, sqlerr.SubqueryNo1Row.New()
-	case applyExists:
+	case fragment.ApplyExists:
 		return types.BoolDatum(applyRowCount(rows) > 0), nil
 	}
 	// IN: TRUE on a match; NULL if no match but a NULL took part; else FALSE.

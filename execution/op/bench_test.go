@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
@@ -61,7 +62,7 @@ func BenchmarkHashJoin(b *testing.B) {
 	rsc, right := benchBatches(build, func(i int) int64 { return int64(i) })
 	env := testEnv(memory.DefaultAllocator)
 	k := colRef(0, types.BigIntT)
-	spec := HashJoinSpec{Type: InnerJoin, LeftKeys: []expr.Expr{k}, RightKeys: []expr.Expr{k},
+	spec := HashJoinSpec{Type: fragment.JoinInner, LeftKeys: []expr.Expr{k}, RightKeys: []expr.Expr{k},
 		Output: append(cols("k", types.BigIntT, "v", types.BigIntT), cols("k2", types.BigIntT, "v2", types.BigIntT)...)}
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -83,7 +83,7 @@ func Build(env *Env, n *fragment.Node, src *Sources) (Operator, error) {
 		return src.Exchange(n)
 	case fragment.KindHashJoin:
 		j := n.Join
-		spec := HashJoinSpec{Type: JoinType(j.Type), LeftKeys: fragment.Unwrap(j.LeftKeys), RightKeys: fragment.Unwrap(j.RightKeys),
+		spec := HashJoinSpec{Type: j.Type, LeftKeys: fragment.Unwrap(j.LeftKeys), RightKeys: fragment.Unwrap(j.RightKeys),
 			NullSafe: j.NullSafe, Other: fragment.Unwrap(j.Other), Output: n.Output, Mem: env.Tracker}
 		if j.Algorithm == fragment.AlgoSortMerge {
 			// The sorts are added here, not as plan nodes: they belong to the
@@ -99,15 +99,15 @@ func Build(env *Env, n *fragment.Node, src *Sources) (Operator, error) {
 		return h, err
 	case fragment.KindNestedLoopJoin:
 		j := n.Join
-		t := JoinType(j.Type)
-		if t == InnerJoin && len(j.Other) == 0 {
-			t = CrossJoin
+		t := j.Type
+		if t == fragment.JoinInner && len(j.Other) == 0 {
+			t = fragment.JoinCross
 		}
 		return NewNestedLoopJoin(env, children[0], children[1], NestedLoopJoinSpec{Type: t,
 			Conjuncts: fragment.Unwrap(j.Other), Output: n.Output, Mem: env.Tracker})
 	case fragment.KindAgg:
 		a := n.Agg
-		spec := HashAggSpec{Phase: AggPhase(a.Phase), Groups: fragment.Unwrap(a.Groups), Output: n.Output, Mem: env.Tracker}
+		spec := HashAggSpec{Phase: a.Phase, Groups: fragment.Unwrap(a.Groups), Output: n.Output, Mem: env.Tracker}
 		for _, c := range a.Aggs {
 			spec.Aggs = append(spec.Aggs, AggCall{Fn: c.Fn, Args: fragment.Unwrap(c.Args), ArgType: c.ArgType,
 				Distinct: c.Distinct, Separator: c.Separator})
@@ -118,7 +118,7 @@ func Build(env *Env, n *fragment.Node, src *Sources) (Operator, error) {
 	case fragment.KindTopN:
 		return NewTopN(env, children[0], TopNSpec{Keys: sortKeys(n.Sort.Keys), Offset: n.Sort.Offset, Limit: n.Sort.Limit, Mem: env.Tracker}), nil
 	case fragment.KindSetOp:
-		return NewSetOp(env, children, SetOpSpec{Kind: SetOpKind(n.SetOp.Kind), Output: n.Output, Mem: env.Tracker}), nil
+		return NewSetOp(env, children, SetOpSpec{Kind: n.SetOp.Kind, Output: n.Output, Mem: env.Tracker}), nil
 	case fragment.KindWindow:
 		w := n.Window
 		spec := WindowSpec{PartitionBy: fragment.Unwrap(w.PartitionBy), OrderBy: sortKeys(w.OrderBy), Output: n.Output, Mem: env.Tracker}

@@ -220,7 +220,46 @@ func interleave(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, src
 		}
 		return b.NewArray()
 	}
+	if out, ok := interleaveNested(mem, dt, srcs, src, rows); ok {
+		return out
+	}
 	panic("op: interleave of unsupported type " + dt.String())
+}
+
+// interleaveNested handles ARRAY, MAP and STRUCT: one Take over the
+// concatenated sources (arrow's kernels copy the child buffers).
+func interleaveNested(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, src, rows []int32) (arrow.Array, bool) {
+	switch dt.ID() {
+	case arrow.LIST, arrow.MAP, arrow.STRUCT:
+	default:
+		return nil, false
+	}
+	if len(srcs) == 0 {
+		return array.MakeArrayOfNull(mem, dt, len(src)), true
+	}
+	all, err := array.Concatenate(srcs, mem)
+	if err != nil {
+		panic("op: interleave: " + err.Error())
+	}
+	defer all.Release()
+	base := make([]int32, len(srcs))
+	n := int32(0)
+	for i, a := range srcs {
+		base[i] = n
+		n += int32(a.Len())
+	}
+	idx := make([]int32, len(src))
+	for i, s := range src {
+		idx[i] = -1
+		if s >= 0 {
+			idx[i] = base[s] + rows[i]
+		}
+	}
+	out, err := eval.Take(mem, all, idx)
+	if err != nil {
+		panic("op: interleave: " + err.Error())
+	}
+	return out, true
 }
 
 func interleaveFixed[T arrow.FixedWidthType](mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, src, rows []int32) arrow.Array {

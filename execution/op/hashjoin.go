@@ -16,7 +16,7 @@ import (
 // HashJoinSpec describes an equi join: the right child is the build side,
 // the left child is streamed.
 type HashJoinSpec struct {
-	Type JoinType
+	Type fragment.JoinType
 	// LeftKeys[i] (over the left child's columns) is compared with
 	// RightKeys[i] (over the right child's); the planner has cast each pair
 	// to one type.
@@ -108,7 +108,7 @@ func NewHashJoin(env *Env, left, right Operator, spec HashJoinSpec) (*HashJoin, 
 	if spec.NullSafe != nil && len(spec.NullSafe) != len(spec.LeftKeys) {
 		return nil, sqlerr.Assertf("hash join: %d null-safe flags for %d keys", len(spec.NullSafe), len(spec.LeftKeys))
 	}
-	if spec.Type == CrossJoin {
+	if spec.Type == fragment.JoinCross {
 		return nil, sqlerr.Assertf("hash join cannot be a cross join")
 	}
 	core, err := newJoinCore("HashJoin", env, spec.Type, left, right.Schema(), spec.Other, types.ArrowSchema(spec.Output))
@@ -119,7 +119,7 @@ func NewHashJoin(env *Env, left, right Operator, spec HashJoinSpec) (*HashJoin, 
 		spec.NullSafe = make([]bool, len(spec.LeftKeys))
 	}
 	h := &HashJoin{core: core, right: right, spec: spec, mem: memCharge{t: spec.Mem.Child("HashJoin")}, hashTable: &hashTable{}}
-	h.firstHit = spec.Other == nil && !spec.Type.emitsPairs() && !spec.Type.tracksBuild()
+	h.firstHit = spec.Other == nil && !emitsPairs(spec.Type) && !tracksBuild(spec.Type)
 	core.src = h
 	return h, nil
 }
@@ -140,7 +140,7 @@ func (h *HashJoin) Next(ctx context.Context) (arrow.Record, error) {
 // it then never reads (the caller closes it). h's type must not track
 // build rows.
 func (h *HashJoin) ShareBuild(s *SharedBuild) error {
-	if h.core.typ.tracksBuild() {
+	if tracksBuild(h.core.typ) {
 		return sqlerr.Assertf("%s join cannot share its build side", h.core.typ)
 	}
 	h.shared = s
@@ -223,7 +223,7 @@ func (h *HashJoin) buildTable(ctx context.Context, right Operator, mem *memCharg
 		h.core.buildNull = h.bKeys.anyNull
 		h.buildChains(n)
 	}
-	if h.core.typ.tracksBuild() {
+	if tracksBuild(h.core.typ) {
 		h.core.buildMatched = make([]bool, n)
 	}
 	tbl := int64(len(h.first)*4+len(h.nextR)*4+len(h.ents)*16+len(h.bHash)*8+len(h.bKeys.buf)+len(h.bKeys.offs)*4+n) + recordBytes(build)

@@ -6,16 +6,17 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
 
-var allJoinTypes = []JoinType{InnerJoin, LeftOuterJoin, RightOuterJoin, FullOuterJoin, LeftSemiJoin,
-	LeftAntiJoin, RightSemiJoin, RightAntiJoin, NullAwareLeftAntiJoin}
+var allJoinTypes = []fragment.JoinType{fragment.JoinInner, fragment.JoinLeftOuter, fragment.JoinRightOuter, fragment.JoinFullOuter, fragment.JoinLeftSemi,
+	fragment.JoinLeftAnti, fragment.JoinRightSemi, fragment.JoinRightAnti, fragment.JoinNullAwareLeftAnti}
 
 // naiveJoin is the reference: left rows (k, v), right rows (k, w).
-func naiveJoin(typ JoinType, left, right []row, nullSafe bool, residual bool) []string {
+func naiveJoin(typ fragment.JoinType, left, right []row, nullSafe bool, residual bool) []string {
 	match := func(l, r row) bool {
 		if l[0] == nil || r[0] == nil {
 			if !nullSafe || l[0] != nil || r[0] != nil {
@@ -38,25 +39,25 @@ func naiveJoin(typ JoinType, left, right []row, nullSafe bool, residual bool) []
 			if match(l, r) {
 				any = true
 				rMatched[ri] = true
-				if typ.emitsPairs() {
+				if emitsPairs(typ) {
 					out = append(out, fmtRow(append(append(row{}, l...), r...)))
 				}
 			}
 		}
 		switch typ {
-		case LeftOuterJoin, FullOuterJoin:
+		case fragment.JoinLeftOuter, fragment.JoinFullOuter:
 			if !any {
 				out = append(out, fmtRow(append(append(row{}, l...), nulls...)))
 			}
-		case LeftSemiJoin:
+		case fragment.JoinLeftSemi:
 			if any {
 				out = append(out, fmtRow(l))
 			}
-		case LeftAntiJoin:
+		case fragment.JoinLeftAnti:
 			if !any {
 				out = append(out, fmtRow(l))
 			}
-		case NullAwareLeftAntiJoin:
+		case fragment.JoinNullAwareLeftAnti:
 			buildNull := false
 			for _, r := range right {
 				buildNull = buildNull || r[0] == nil
@@ -68,28 +69,28 @@ func naiveJoin(typ JoinType, left, right []row, nullSafe bool, residual bool) []
 	}
 	for ri, r := range right {
 		switch {
-		case (typ == RightOuterJoin || typ == FullOuterJoin) && !rMatched[ri]:
+		case (typ == fragment.JoinRightOuter || typ == fragment.JoinFullOuter) && !rMatched[ri]:
 			out = append(out, fmtRow(append(append(row{}, nulls...), r...)))
-		case typ == RightSemiJoin && rMatched[ri], typ == RightAntiJoin && !rMatched[ri]:
+		case typ == fragment.JoinRightSemi && rMatched[ri], typ == fragment.JoinRightAnti && !rMatched[ri]:
 			out = append(out, fmtRow(r))
 		}
 	}
 	return sorted(out)
 }
 
-func joinOutput(typ JoinType) []types.Column {
+func joinOutput(typ fragment.JoinType) []types.Column {
 	l := cols("lk", types.BigIntT, "v", types.BigIntT)
 	r := cols("rk", types.BigIntT, "w", types.BigIntT)
 	switch typ {
-	case LeftSemiJoin, LeftAntiJoin, NullAwareLeftAntiJoin:
+	case fragment.JoinLeftSemi, fragment.JoinLeftAnti, fragment.JoinNullAwareLeftAnti:
 		return l
-	case RightSemiJoin, RightAntiJoin:
+	case fragment.JoinRightSemi, fragment.JoinRightAnti:
 		return r
 	}
 	return append(l, r...)
 }
 
-func runHashJoin(t *testing.T, typ JoinType, left, right []row, nullSafe, residual bool, batch int) []string {
+func runHashJoin(t *testing.T, typ fragment.JoinType, left, right []row, nullSafe, residual bool, batch int) []string {
 	mem, check := checked(t)
 	defer check()
 	env := testEnv(mem)
@@ -148,7 +149,7 @@ func TestHashJoinTable(t *testing.T) {
 		for _, typ := range allJoinTypes {
 			for _, ns := range []bool{false, true} {
 				for _, res := range []bool{false, true} {
-					if typ == NullAwareLeftAntiJoin && (ns || res) {
+					if typ == fragment.JoinNullAwareLeftAnti && (ns || res) {
 						continue
 					}
 					got := runHashJoin(t, typ, c.left, c.right, ns, res, 2)
@@ -171,7 +172,7 @@ func TestHashJoinRandom(t *testing.T) {
 		for _, typ := range allJoinTypes {
 			for _, ns := range []bool{false, true} {
 				res := iter%2 == 1
-				if typ == NullAwareLeftAntiJoin && (ns || res) {
+				if typ == fragment.JoinNullAwareLeftAnti && (ns || res) {
 					continue
 				}
 				got := runHashJoin(t, typ, left, right, ns, res, 1000)
@@ -189,10 +190,10 @@ func TestHashJoinMemLimit(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	lc := cols("lk", types.BigIntT, "v", types.BigIntT)
 	spec := HashJoinSpec{
-		Type:      InnerJoin,
+		Type:      fragment.JoinInner,
 		LeftKeys:  []expr.Expr{colRef(0, types.BigIntT)},
 		RightKeys: []expr.Expr{colRef(0, types.BigIntT)},
-		Output:    joinOutput(InnerJoin),
+		Output:    joinOutput(fragment.JoinInner),
 		Mem:       NewMemTracker(10_000),
 	}
 	j, err := NewHashJoin(env, newSource(mem, lc, randRows(r, 10, 5, 0), 10), newSource(mem, lc, randRows(r, 5000, 5, 0), 1000), spec)
@@ -212,8 +213,8 @@ func TestHashJoinCancel(t *testing.T) {
 	env := testEnv(mem)
 	lc := cols("lk", types.BigIntT, "v", types.BigIntT)
 	r := rand.New(rand.NewSource(1))
-	spec := HashJoinSpec{Type: InnerJoin, LeftKeys: []expr.Expr{colRef(0, types.BigIntT)},
-		RightKeys: []expr.Expr{colRef(0, types.BigIntT)}, Output: joinOutput(InnerJoin)}
+	spec := HashJoinSpec{Type: fragment.JoinInner, LeftKeys: []expr.Expr{colRef(0, types.BigIntT)},
+		RightKeys: []expr.Expr{colRef(0, types.BigIntT)}, Output: joinOutput(fragment.JoinInner)}
 	j, _ := NewHashJoin(env, newSource(mem, lc, randRows(r, 10, 5, 0), 10), newSource(mem, lc, randRows(r, 10, 5, 0), 10), spec)
 	defer j.Close()
 	ctx, cancel := context.WithCancel(context.Background())

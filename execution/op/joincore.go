@@ -2,8 +2,9 @@ package op
 
 import (
 	"context"
-	"github.com/dorisgo/dorisgo/planner/fragment"
 	"io"
+
+	"github.com/dorisgo/dorisgo/planner/fragment"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -13,64 +14,19 @@ import (
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 )
 
-// JoinType is a join operator as Doris EXPLAIN names it.
-type JoinType uint8
-
-// The numbers are the plan's (fragment.JoinSpec.Type), so a spec converts
-// directly.
-const (
-	InnerJoin      = JoinType(fragment.JoinInner)
-	LeftOuterJoin  = JoinType(fragment.JoinLeftOuter)
-	RightOuterJoin = JoinType(fragment.JoinRightOuter)
-	FullOuterJoin  = JoinType(fragment.JoinFullOuter)
-	LeftSemiJoin   = JoinType(fragment.JoinLeftSemi)
-	LeftAntiJoin   = JoinType(fragment.JoinLeftAnti)
-	RightSemiJoin  = JoinType(fragment.JoinRightSemi)
-	RightAntiJoin  = JoinType(fragment.JoinRightAnti)
-	// NullAwareLeftAntiJoin is NOT IN: a NULL on the build side rejects every
-	// probe row; a NULL probe key qualifies only against an empty build side.
-	NullAwareLeftAntiJoin = JoinType(fragment.JoinNullAwareLeftAnti)
-	// CrossJoin is a join without any predicate (nested loop only).
-	CrossJoin = JoinType(fragment.JoinCross)
-)
-
-var joinTypeNames = [...]string{
-	InnerJoin: "INNER JOIN", LeftOuterJoin: "LEFT OUTER JOIN", RightOuterJoin: "RIGHT OUTER JOIN",
-	FullOuterJoin: "FULL OUTER JOIN", LeftSemiJoin: "LEFT SEMI JOIN", LeftAntiJoin: "LEFT ANTI JOIN",
-	RightSemiJoin: "RIGHT SEMI JOIN", RightAntiJoin: "RIGHT ANTI JOIN",
-	NullAwareLeftAntiJoin: "NULL AWARE LEFT ANTI JOIN", CrossJoin: "CROSS JOIN",
-}
-
-func (t JoinType) String() string {
-	if int(t) < len(joinTypeNames) {
-		return joinTypeNames[t]
-	}
-	return "JoinType(?)"
-}
-
-// outputsLeft/outputsRight: which children's columns the join returns.
-func (t JoinType) outputsLeft() bool { return t != RightSemiJoin && t != RightAntiJoin }
-func (t JoinType) outputsRight() bool {
-	switch t {
-	case LeftSemiJoin, LeftAntiJoin, NullAwareLeftAntiJoin:
-		return false
-	}
-	return t.outputsLeft() || t == RightSemiJoin || t == RightAntiJoin
-}
-
 // emitsPairs: matched (probe, build) pairs are output rows.
-func (t JoinType) emitsPairs() bool {
+func emitsPairs(t fragment.JoinType) bool {
 	switch t {
-	case InnerJoin, CrossJoin, LeftOuterJoin, RightOuterJoin, FullOuterJoin:
+	case fragment.JoinInner, fragment.JoinCross, fragment.JoinLeftOuter, fragment.JoinRightOuter, fragment.JoinFullOuter:
 		return true
 	}
 	return false
 }
 
 // tracksBuild: the build side's match flags decide output at the end.
-func (t JoinType) tracksBuild() bool {
+func tracksBuild(t fragment.JoinType) bool {
 	switch t {
-	case RightOuterJoin, FullOuterJoin, RightSemiJoin, RightAntiJoin:
+	case fragment.JoinRightOuter, fragment.JoinFullOuter, fragment.JoinRightSemi, fragment.JoinRightAnti:
 		return true
 	}
 	return false
@@ -78,9 +34,9 @@ func (t JoinType) tracksBuild() bool {
 
 // emptyBuildIsEmpty: with no build rows the result is empty, so the probe
 // side need not be read at all.
-func (t JoinType) emptyBuildIsEmpty() bool {
+func emptyBuildIsEmpty(t fragment.JoinType) bool {
 	switch t {
-	case InnerJoin, CrossJoin, LeftSemiJoin, RightOuterJoin, RightSemiJoin, RightAntiJoin:
+	case fragment.JoinInner, fragment.JoinCross, fragment.JoinLeftSemi, fragment.JoinRightOuter, fragment.JoinRightSemi, fragment.JoinRightAnti:
 		return true
 	}
 	return false
@@ -101,7 +57,7 @@ type pairSource interface {
 type joinCore struct {
 	name    string
 	env     *Env
-	typ     JoinType
+	typ     fragment.JoinType
 	other   expr.Expr // nil: every candidate matches
 	leftSc  *arrow.Schema
 	rightSc *arrow.Schema
@@ -125,7 +81,7 @@ type joinCore struct {
 	pending      []arrow.Record
 }
 
-func newJoinCore(name string, env *Env, typ JoinType, left Operator, rightSc *arrow.Schema, other []expr.Expr, out *arrow.Schema) (*joinCore, error) {
+func newJoinCore(name string, env *Env, typ fragment.JoinType, left Operator, rightSc *arrow.Schema, other []expr.Expr, out *arrow.Schema) (*joinCore, error) {
 	j := &joinCore{name: name, env: env, typ: typ, left: left, leftSc: left.Schema(), rightSc: rightSc, out: out}
 	fs := append(append([]arrow.Field{}, left.Schema().Fields()...), rightSc.Fields()...)
 	j.pairSc = arrow.NewSchema(fs, nil)
@@ -170,7 +126,7 @@ func (j *joinCore) next(ctx context.Context) (arrow.Record, error) {
 				}
 				continue
 			}
-			if j.buildRows() == 0 && j.typ.emptyBuildIsEmpty() {
+			if j.buildRows() == 0 && emptyBuildIsEmpty(j.typ) {
 				j.probeDone = true
 				continue
 			}
@@ -211,7 +167,7 @@ func (j *joinCore) next(ctx context.Context) (arrow.Record, error) {
 // pairs handles one chunk of candidates.
 func (j *joinCore) pairs(pl, pr []int32) error {
 	var joined arrow.Record
-	if j.other != nil || j.typ.emitsPairs() {
+	if j.other != nil || emitsPairs(j.typ) {
 		lc, err := takeOrSlice(j.env.Mem, j.probe.Columns(), pl)
 		if err != nil {
 			return err
@@ -240,7 +196,7 @@ func (j *joinCore) pairs(pl, pr []int32) error {
 				keep++
 			}
 		}
-		if j.typ.emitsPairs() && keep > 0 && keep < len(pl) {
+		if emitsPairs(j.typ) && keep > 0 && keep < len(pl) {
 			f, err := eval.Filter(joined, sel, j.env.Mem)
 			if err != nil {
 				sel.Release()
@@ -255,12 +211,12 @@ func (j *joinCore) pairs(pl, pr []int32) error {
 	for _, p := range pl {
 		j.probeMatched[p] = true
 	}
-	if j.typ.tracksBuild() {
+	if tracksBuild(j.typ) {
 		for _, b := range pr {
 			j.buildMatched[b] = true
 		}
 	}
-	if j.typ.emitsPairs() && len(pl) > 0 {
+	if emitsPairs(j.typ) && len(pl) > 0 {
 		j.pending = append(j.pending, array.NewRecord(j.out, joined.Columns(), joined.NumRows()))
 	}
 	return nil
@@ -290,19 +246,19 @@ func (j *joinCore) probeTail() error {
 	n := int(j.probe.NumRows())
 	var idx []int32
 	switch j.typ {
-	case LeftOuterJoin, FullOuterJoin, LeftAntiJoin:
+	case fragment.JoinLeftOuter, fragment.JoinFullOuter, fragment.JoinLeftAnti:
 		for i := 0; i < n; i++ {
 			if !j.probeMatched[i] {
 				idx = append(idx, int32(i))
 			}
 		}
-	case LeftSemiJoin:
+	case fragment.JoinLeftSemi:
 		for i := 0; i < n; i++ {
 			if j.probeMatched[i] {
 				idx = append(idx, int32(i))
 			}
 		}
-	case NullAwareLeftAntiJoin:
+	case fragment.JoinNullAwareLeftAnti:
 		empty := j.buildRows() == 0
 		if !empty && j.buildNull {
 			return nil
@@ -321,10 +277,10 @@ func (j *joinCore) probeTail() error {
 // buildTail emits build rows decided by their match flags after the last
 // probe batch.
 func (j *joinCore) buildTail() error {
-	if !j.typ.tracksBuild() || j.build == nil {
+	if !tracksBuild(j.typ) || j.build == nil {
 		return nil
 	}
-	want := j.typ == RightSemiJoin
+	want := j.typ == fragment.JoinRightSemi
 	var idx []int32
 	for i, m := range j.buildMatched {
 		if m == want {
@@ -347,7 +303,7 @@ func (j *joinCore) emitSide(rec arrow.Record, idx []int32, left bool) error {
 		if err != nil {
 			return err
 		}
-		if j.typ.outputsLeft() && j.typ.outputsRight() {
+		if j.typ.KeepsLeft() && j.typ.KeepsRight() {
 			if left {
 				cols = append(cols, nullCols(j.env.Mem, j.rightSc, len(chunk))...)
 			} else {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
@@ -97,7 +98,7 @@ func NewMergeJoin(env *Env, left, right Operator, spec MergeJoinSpec) (*MergeJoi
 	if spec.NullSafe != nil && len(spec.NullSafe) != len(spec.LeftKeys) {
 		return nil, sqlerr.Assertf("merge join: %d null-safe flags for %d keys", len(spec.NullSafe), len(spec.LeftKeys))
 	}
-	if spec.Type == CrossJoin || spec.Type == NullAwareLeftAntiJoin {
+	if spec.Type == fragment.JoinCross || spec.Type == fragment.JoinNullAwareLeftAnti {
 		return nil, sqlerr.Assertf("merge join does not run %s", spec.Type)
 	}
 	core, err := newJoinCore("MergeJoin", env, spec.Type, left, right.Schema(), spec.Other, types.ArrowSchema(spec.Output))
@@ -109,7 +110,7 @@ func NewMergeJoin(env *Env, left, right Operator, spec MergeJoinSpec) (*MergeJoi
 	}
 	m := &MergeJoin{core: core, right: right, spec: spec, order: MergeJoinSortKeys(spec.LeftKeys),
 		mem: memCharge{t: spec.Mem.Child("MergeJoin")}}
-	m.firstHit = core.other == nil && !spec.Type.emitsPairs()
+	m.firstHit = core.other == nil && !emitsPairs(spec.Type)
 	return m, nil
 }
 
@@ -323,8 +324,8 @@ func (m *MergeJoin) uncharge(n int64) {
 func (m *MergeJoin) retireBuild() error {
 	c := m.core
 	err := m.flush()
-	if err == nil && c.typ.tracksBuild() {
-		want := c.typ == RightSemiJoin
+	if err == nil && tracksBuild(c.typ) {
+		want := c.typ == fragment.JoinRightSemi
 		var idx []int32
 		for i := m.bLo; i < m.bHi; i++ {
 			if c.buildMatched[i] == want {
@@ -459,7 +460,7 @@ func (m *MergeJoin) startRun() {
 		for i := l.pos; i < hi; i++ {
 			c.probeMatched[i] = true
 		}
-		if c.typ.tracksBuild() {
+		if tracksBuild(c.typ) {
 			for i := m.gLo; i < m.gHi; i++ {
 				c.buildMatched[i] = true
 			}
@@ -474,7 +475,7 @@ func (m *MergeJoin) startRun() {
 func (m *MergeJoin) pairRun() error {
 	c := m.core
 	// Semi and anti rows are decided by their first match.
-	skipMatched := c.typ == LeftSemiJoin || c.typ == LeftAntiJoin
+	skipMatched := c.typ == fragment.JoinLeftSemi || c.typ == fragment.JoinLeftAnti
 	for m.runRow < m.runHi && len(m.pl) < maxBatchRows {
 		if skipMatched && c.probeMatched[m.runRow] {
 			m.runRow, m.runCol = m.runRow+1, m.gLo
@@ -529,7 +530,7 @@ func (m *MergeJoin) finishRight(ctx context.Context) error {
 
 func (m *MergeJoin) keepsUnmatchedLeft() bool {
 	switch m.spec.Type {
-	case LeftOuterJoin, FullOuterJoin, LeftAntiJoin:
+	case fragment.JoinLeftOuter, fragment.JoinFullOuter, fragment.JoinLeftAnti:
 		return true
 	}
 	return false
@@ -537,7 +538,7 @@ func (m *MergeJoin) keepsUnmatchedLeft() bool {
 
 func (m *MergeJoin) keepsUnmatchedRight() bool {
 	switch m.spec.Type {
-	case RightOuterJoin, FullOuterJoin, RightAntiJoin:
+	case fragment.JoinRightOuter, fragment.JoinFullOuter, fragment.JoinRightAnti:
 		return true
 	}
 	return false

@@ -10,14 +10,15 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
 
 // mergeJoinTypes: every type the merge join runs (all but NAAJ and cross).
-var mergeJoinTypes = []JoinType{InnerJoin, LeftOuterJoin, RightOuterJoin, FullOuterJoin, LeftSemiJoin,
-	LeftAntiJoin, RightSemiJoin, RightAntiJoin}
+var mergeJoinTypes = []fragment.JoinType{fragment.JoinInner, fragment.JoinLeftOuter, fragment.JoinRightOuter, fragment.JoinFullOuter, fragment.JoinLeftSemi,
+	fragment.JoinLeftAnti, fragment.JoinRightSemi, fragment.JoinRightAnti}
 
 // joinShape is a join over arbitrary columns: keys are column indexes of
 // each side; the residual (if any) is over left ++ right.
@@ -33,11 +34,11 @@ type joinShape struct {
 	wantMemErr bool
 }
 
-func (s joinShape) output(typ JoinType) []types.Column {
+func (s joinShape) output(typ fragment.JoinType) []types.Column {
 	switch typ {
-	case LeftSemiJoin, LeftAntiJoin:
+	case fragment.JoinLeftSemi, fragment.JoinLeftAnti:
 		return s.lc
-	case RightSemiJoin, RightAntiJoin:
+	case fragment.JoinRightSemi, fragment.JoinRightAnti:
 		return s.rc
 	}
 	return append(append([]types.Column{}, s.lc...), s.rc...)
@@ -85,7 +86,7 @@ func sortRowsBy(rows []row, keys []int) []row {
 
 // runJoinShape runs a merge join (or the hash join, the reference) of
 // left and right and returns its rows sorted.
-func runJoinShape(t *testing.T, s joinShape, typ JoinType, left, right []row) []string {
+func runJoinShape(t *testing.T, s joinShape, typ fragment.JoinType, left, right []row) []string {
 	t.Helper()
 	mem, check := checked(t)
 	defer check()
@@ -286,9 +287,9 @@ func TestMergeJoinMultiColumn(t *testing.T) {
 	}
 	// Keys in another column order than the sides' layout.
 	s := joinShape{lc: lc, rc: rc, lk: []int{1, 0}, rk: []int{1, 0}, nullSafe: []bool{true, false}}
-	want := runJoinShape(t, s, FullOuterJoin, left, right)
+	want := runJoinShape(t, s, fragment.JoinFullOuter, left, right)
 	s.algoMerge = true
-	equalRows(t, runJoinShape(t, s, FullOuterJoin, left, right), want)
+	equalRows(t, runJoinShape(t, s, fragment.JoinFullOuter, left, right), want)
 }
 
 // TestMergeJoinMemLimit: the buffered group is charged; a group larger
@@ -302,10 +303,10 @@ func TestMergeJoinMemLimit(t *testing.T) {
 	left = append(left, row{int64(3), int64(1)})
 	s := kvShape(false, false)
 	s.presort, s.batch, s.memLimit, s.wantMemErr = true, 100, 10_000, true
-	runJoinShape(t, s, InnerJoin, left, right)
+	runJoinShape(t, s, fragment.JoinInner, left, right)
 	// The same input in a generous limit works and releases everything.
 	s.memLimit, s.wantMemErr = 1<<30, false
-	if got := runJoinShape(t, s, InnerJoin, left, right); len(got) != 5000 {
+	if got := runJoinShape(t, s, fragment.JoinInner, left, right); len(got) != 5000 {
 		t.Fatalf("got %d rows", len(got))
 	}
 }
@@ -345,7 +346,7 @@ func TestMergeJoinCancelAndSpec(t *testing.T) {
 	defer check()
 	env := testEnv(mem)
 	s := kvShape(false, false)
-	spec := MergeJoinSpec{Type: InnerJoin, LeftKeys: keyRefs(s.lc, s.lk), RightKeys: keyRefs(s.rc, s.rk), Output: s.output(InnerJoin)}
+	spec := MergeJoinSpec{Type: fragment.JoinInner, LeftKeys: keyRefs(s.lc, s.lk), RightKeys: keyRefs(s.rc, s.rk), Output: s.output(fragment.JoinInner)}
 	r := rand.New(rand.NewSource(1))
 	j, err := NewSortMergeJoin(env, newSource(mem, s.lc, randRows(r, 10, 5, 0), 10), newSource(mem, s.rc, randRows(r, 10, 5, 0), 10), spec)
 	if err != nil {
@@ -357,7 +358,7 @@ func TestMergeJoinCancelAndSpec(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 	j.Close()
-	for _, typ := range []JoinType{NullAwareLeftAntiJoin, CrossJoin} {
+	for _, typ := range []fragment.JoinType{fragment.JoinNullAwareLeftAnti, fragment.JoinCross} {
 		spec.Type = typ
 		l, rr := newSource(mem, s.lc, nil, 1), newSource(mem, s.rc, nil, 1)
 		if _, err := NewSortMergeJoin(env, l, rr, spec); err == nil {

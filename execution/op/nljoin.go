@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
@@ -15,7 +16,7 @@ type NestedLoopJoinSpec struct {
 	// Type is any join type. Types that decide build rows by their match
 	// flags (RIGHT and FULL OUTER, RIGHT SEMI and ANTI) must see every probe
 	// row in one operator, so they never share a build across tasks.
-	Type JoinType
+	Type fragment.JoinType
 	// Conjuncts are the join predicates over the left columns followed by the
 	// right columns; empty for a cross join. For NullAwareLeftAntiJoin they
 	// are the NOT IN comparison: a probe row is kept only if they are FALSE
@@ -45,14 +46,14 @@ var _ Operator = (*NestedLoopJoin)(nil)
 
 // NewNestedLoopJoin joins left (streamed) with right (materialized).
 func NewNestedLoopJoin(env *Env, left, right Operator, spec NestedLoopJoinSpec) (*NestedLoopJoin, error) {
-	if spec.Type > CrossJoin {
+	if spec.Type > fragment.JoinCross {
 		return nil, sqlerr.Assertf("nested loop join: unknown join type %d", spec.Type)
 	}
 	core, err := newJoinCore("NestedLoopJoin", env, spec.Type, left, right.Schema(), spec.Conjuncts, types.ArrowSchema(spec.Output))
 	if err != nil {
 		return nil, err
 	}
-	core.nullIsMatch = spec.Type == NullAwareLeftAntiJoin
+	core.nullIsMatch = spec.Type == fragment.JoinNullAwareLeftAnti
 	j := &NestedLoopJoin{core: core, right: right, mem: memCharge{t: spec.Mem.Child("NestedLoopJoin")}}
 	core.src = j
 	return j, nil
@@ -79,12 +80,12 @@ func (j *NestedLoopJoin) buildSide(ctx context.Context) error {
 		if err := j.buildFrom(ctx, j.right, &j.mem); err != nil {
 			return err
 		}
-		if j.core.typ.tracksBuild() {
+		if tracksBuild(j.core.typ) {
 			j.core.buildMatched = make([]bool, j.core.buildRows())
 		}
 		return nil
 	}
-	if j.core.typ.tracksBuild() {
+	if tracksBuild(j.core.typ) {
 		// Each task would emit the build rows it alone did not match.
 		return sqlerr.Assertf("nested loop %s cannot share its build side", j.core.typ)
 	}
@@ -147,7 +148,7 @@ func (j *NestedLoopJoin) next(pl, pr []int32, limit int) ([]int32, []int32, bool
 	}
 	for j.row < j.n && len(pl) < limit {
 		// Left semi and anti rows are decided by their first match.
-		if !j.core.typ.emitsPairs() && !j.core.typ.tracksBuild() && j.core.probeMatched[j.row] {
+		if !emitsPairs(j.core.typ) && !tracksBuild(j.core.typ) && j.core.probeMatched[j.row] {
 			j.row, j.col = j.row+1, 0
 			continue
 		}

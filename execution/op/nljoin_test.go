@@ -4,13 +4,14 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
 
 // naiveNL: predicate l.v < r.w (NULL if either is NULL); NAAJ keeps a left
 // row only if the predicate is FALSE for every right row.
-func naiveNL(typ JoinType, left, right []row, cross bool) []string {
+func naiveNL(typ fragment.JoinType, left, right []row, cross bool) []string {
 	pred := func(l, r row) (bool, bool) { // value, null
 		if cross {
 			return true, false
@@ -28,16 +29,16 @@ func naiveNL(typ JoinType, left, right []row, cross bool) []string {
 			anyNull = anyNull || null
 			if v {
 				any = true
-				if typ.emitsPairs() {
+				if emitsPairs(typ) {
 					out = append(out, fmtRow(append(append(row{}, l...), r...)))
 				}
 			}
 		}
 		switch {
-		case typ == LeftOuterJoin && !any:
+		case typ == fragment.JoinLeftOuter && !any:
 			out = append(out, fmtRow(append(append(row{}, l...), nil, nil)))
-		case typ == LeftSemiJoin && any, typ == LeftAntiJoin && !any,
-			typ == NullAwareLeftAntiJoin && !any && !anyNull:
+		case typ == fragment.JoinLeftSemi && any, typ == fragment.JoinLeftAnti && !any,
+			typ == fragment.JoinNullAwareLeftAnti && !any && !anyNull:
 			out = append(out, fmtRow(l))
 		}
 	}
@@ -50,10 +51,10 @@ func TestNestedLoopJoin(t *testing.T) {
 	rc := cols("rk", types.BigIntT, "w", types.BigIntT)
 	for _, sizes := range [][2]int{{0, 5}, {5, 0}, {0, 0}, {30, 40}, {300, 50}} {
 		left, right := randRows(r, sizes[0], 10, 0.1), randRows(r, sizes[1], 10, 0.1)
-		for _, typ := range []JoinType{CrossJoin, InnerJoin, LeftOuterJoin, LeftSemiJoin, LeftAntiJoin, NullAwareLeftAntiJoin} {
+		for _, typ := range []fragment.JoinType{fragment.JoinCross, fragment.JoinInner, fragment.JoinLeftOuter, fragment.JoinLeftSemi, fragment.JoinLeftAnti, fragment.JoinNullAwareLeftAnti} {
 			mem, check := checked(t)
 			spec := NestedLoopJoinSpec{Type: typ, Output: joinOutput(typ), Mem: NewMemTracker(0)}
-			if typ != CrossJoin {
+			if typ != fragment.JoinCross {
 				p, _ := expr.NewCall("lt", colRef(1, types.BigIntT), colRef(3, types.BigIntT))
 				spec.Conjuncts = []expr.Expr{p}
 			}
@@ -64,7 +65,7 @@ func TestNestedLoopJoin(t *testing.T) {
 			got := sorted(drain(t, j))
 			j.Close()
 			check()
-			equalRows(t, got, naiveNL(typ, left, right, typ == CrossJoin))
+			equalRows(t, got, naiveNL(typ, left, right, typ == fragment.JoinCross))
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
@@ -98,7 +99,7 @@ func TestRepeatRollupAgg(t *testing.T) {
 	env := testEnv(mem)
 	rep := NewRepeat(env, newSource(mem, repInCols, rows, 64), repSpec)
 	out := (cols("a", types.BigIntT, "b", types.StringT, "g", types.BigIntT, "s", types.BigIntT))
-	agg, err := NewHashAgg(env, rep, HashAggSpec{Phase: AggUpdateFinalize,
+	agg, err := NewHashAgg(env, rep, HashAggSpec{Phase: fragment.AggUpdateFinalize,
 		Groups: []expr.Expr{colRef(3, types.BigIntT), colRef(4, types.StringT), colRef(5, types.BigIntT)},
 		Aggs:   []AggCall{{Fn: "sum", Args: []expr.Expr{colRef(2, types.BigIntT)}, ArgType: types.BigIntT}},
 		Output: out})

@@ -6,23 +6,13 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/types"
-)
-
-// SetOpKind is a set operation; all but UnionAll remove duplicates, and
-// NULLs compare equal (MySQL).
-type SetOpKind uint8
-
-const (
-	UnionAll SetOpKind = iota
-	UnionDistinct
-	Intersect
-	Except
 )
 
 // SetOpSpec describes a set operation over children of one row type.
 type SetOpSpec struct {
-	Kind SetOpKind
+	Kind fragment.SetOpKind
 	// Output names the result columns; children's columns have its types.
 	Output []types.Column
 	// Mem is charged with the distinct rows; nil is unlimited.
@@ -58,7 +48,7 @@ var _ Operator = (*SetOp)(nil)
 func NewSetOp(env *Env, children []Operator, spec SetOpSpec) *SetOp {
 	s := &SetOp{env: env, children: children, spec: spec, sc: types.ArrowSchema(spec.Output),
 		mem: memCharge{t: spec.Mem.Child("SetOp")}}
-	if spec.Kind != UnionAll {
+	if spec.Kind != fragment.SetUnionAll {
 		s.table = newGroupTable()
 	}
 	return s
@@ -67,14 +57,14 @@ func NewSetOp(env *Env, children []Operator, spec SetOpSpec) *SetOp {
 // NewDistinct is SELECT DISTINCT over child: the first occurrence of each
 // row, streamed.
 func NewDistinct(env *Env, child Operator, output []types.Column, mem *MemTracker) *SetOp {
-	return NewSetOp(env, []Operator{child}, SetOpSpec{Kind: UnionDistinct, Output: output, Mem: mem})
+	return NewSetOp(env, []Operator{child}, SetOpSpec{Kind: fragment.SetUnionDistinct, Output: output, Mem: mem})
 }
 
 func (s *SetOp) Schema() *arrow.Schema { return s.sc }
 
 func (s *SetOp) Next(ctx context.Context) (arrow.Record, error) {
 	switch s.spec.Kind {
-	case UnionAll, UnionDistinct:
+	case fragment.SetUnionAll, fragment.SetUnionDistinct:
 		return s.nextUnion(ctx)
 	}
 	if !s.built {
@@ -171,7 +161,7 @@ func (s *SetOp) build(ctx context.Context) error {
 	}
 	last := int32(len(s.children) - 1)
 	for g, m := range s.marks {
-		if s.spec.Kind == Intersect && m == last || s.spec.Kind == Except && m >= 0 {
+		if s.spec.Kind == fragment.SetIntersect && m == last || s.spec.Kind == fragment.SetExcept && m >= 0 {
 			s.order = append(s.order, int32(g))
 		}
 	}
@@ -202,11 +192,11 @@ func (s *SetOp) addBatch(child int, rec arrow.Record) error {
 			continue
 		}
 		switch s.spec.Kind {
-		case Intersect:
+		case fragment.SetIntersect:
 			if s.marks[g] == int32(child-1) {
 				s.marks[g] = int32(child)
 			}
-		case Except:
+		case fragment.SetExcept:
 			s.marks[g] = -1
 		}
 	}

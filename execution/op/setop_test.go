@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
 
@@ -22,9 +23,9 @@ func setRows(r *rand.Rand, n, k int) []row {
 	return out
 }
 
-func naiveSetOp(kind SetOpKind, ins [][]row) []string {
+func naiveSetOp(kind fragment.SetOpKind, ins [][]row) []string {
 	var out []string
-	if kind == UnionAll {
+	if kind == fragment.SetUnionAll {
 		for _, in := range ins {
 			out = append(out, fmtRows(in)...)
 		}
@@ -38,7 +39,7 @@ func naiveSetOp(kind SetOpKind, ins [][]row) []string {
 			first = append(first, r)
 		}
 	}
-	if kind == UnionDistinct {
+	if kind == fragment.SetUnionDistinct {
 		for _, in := range ins[1:] {
 			for _, r := range fmtRows(in) {
 				if !seen[r] {
@@ -56,7 +57,7 @@ func naiveSetOp(kind SetOpKind, ins [][]row) []string {
 			for _, x := range fmtRows(in) {
 				found = found || x == r
 			}
-			if kind == Intersect {
+			if kind == fragment.SetIntersect {
 				keep = keep && found
 			} else if found {
 				keep = false
@@ -72,7 +73,7 @@ func naiveSetOp(kind SetOpKind, ins [][]row) []string {
 func TestSetOps(t *testing.T) {
 	r := rand.New(rand.NewSource(9))
 	for _, sizes := range [][3]int{{0, 0, 0}, {0, 10, 10}, {10, 0, 10}, {300, 200, 250}, {6000, 50, 50}} {
-		for _, kind := range []SetOpKind{UnionAll, UnionDistinct, Intersect, Except} {
+		for _, kind := range []fragment.SetOpKind{fragment.SetUnionAll, fragment.SetUnionDistinct, fragment.SetIntersect, fragment.SetExcept} {
 			var ins [][]row
 			for _, n := range sizes {
 				ins = append(ins, setRows(r, n, 8+n/10))
@@ -95,5 +96,5 @@ func TestSetOps(t *testing.T) {
 	d := NewDistinct(testEnv(mem), newSource(mem, setCols, in, 999), setCols, nil)
 	got := drain(t, d)
 	d.Close()
-	equalRows(t, got, naiveSetOp(UnionDistinct, [][]row{in}))
+	equalRows(t, got, naiveSetOp(fragment.SetUnionDistinct, [][]row{in}))
 }

@@ -31,6 +31,17 @@ type TableSinkStats struct {
 	// on each).
 	Partitions []int64              `json:"partitions,omitempty"`
 	Backends   []fragment.BackendID `json:"backends,omitempty"`
+	// Tablets are the tablets it gave rows; Failed the backends whose
+	// streams broke (their replicas miss the load: the coordinator
+	// commits on the majority).
+	Tablets []storage.TabletID `json:"tablets,omitempty"`
+	Failed  []SinkFailure      `json:"failed,omitempty"`
+}
+
+// SinkFailure is a replica backend a table sink could not write.
+type SinkFailure struct {
+	Backend fragment.BackendID `json:"backend"`
+	Error   string             `json:"error"`
 }
 
 // TableSink is an instance's OLAP TABLE SINK: it drains its child, converts
@@ -50,6 +61,7 @@ type TableSink struct {
 	stats  TableSinkStats
 	parts  map[int64]bool
 	bes    map[fragment.BackendID]bool
+	tabs   map[storage.TabletID]bool
 }
 
 // NewTableSink builds the sink of spec over child.
@@ -58,7 +70,7 @@ func NewTableSink(env *Env, child Operator, spec *fragment.TableSink, from []typ
 		return nil, sqlerr.Assertf("table sink: %d source columns for %d table columns", len(from), len(spec.Columns))
 	}
 	return &TableSink{env: env, child: child, spec: spec, w: w, schema: types.ArrowSchema(spec.Columns), from: from, row: 1,
-		parts: map[int64]bool{}, bes: map[fragment.BackendID]bool{}}, nil
+		parts: map[int64]bool{}, bes: map[fragment.BackendID]bool{}, tabs: map[storage.TabletID]bool{}}, nil
 }
 
 // Stats is what the sink wrote so far.
@@ -71,8 +83,12 @@ func (s *TableSink) Stats() TableSinkStats {
 	for b := range s.bes {
 		st.Backends = append(st.Backends, b)
 	}
+	for t := range s.tabs {
+		st.Tablets = append(st.Tablets, t)
+	}
 	slices.Sort(st.Partitions)
 	slices.Sort(st.Backends)
+	slices.Sort(st.Tablets)
 	return st
 }
 
@@ -128,6 +144,7 @@ func (s *TableSink) write(ctx context.Context, rec arrow.Record) error {
 			return err
 		}
 		s.parts[p.ID] = true
+		s.tabs[tb.Tablet] = true
 		s.stats.Bytes += RecordBytes(piece)
 		for _, be := range tb.Replicas {
 			s.bes[be] = true

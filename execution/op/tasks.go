@@ -86,7 +86,7 @@ func sharedBuild(n *fragment.Node) bool {
 		return true
 	}
 	d := n.Join.Dist
-	return d == fragment.DistBroadcast || d == fragment.DistNone || JoinType(n.Join.Type) == NullAwareLeftAntiJoin
+	return d == fragment.DistBroadcast || d == fragment.DistNone || n.Join.Type == fragment.JoinNullAwareLeftAnti
 }
 
 // gathersAll: the operator needs all its input rows in one task.
@@ -95,8 +95,8 @@ func gathersAll(n *fragment.Node) bool {
 	case fragment.KindLimit, fragment.KindSort, fragment.KindTopN:
 		return true
 	case fragment.KindAgg:
-		ph := AggPhase(n.Agg.Phase)
-		return len(n.Agg.Groups) == 0 && ph.finalize()
+		ph := n.Agg.Phase
+		return len(n.Agg.Groups) == 0 && ph.Finalizes()
 	case fragment.KindWindow:
 		return len(n.Window.PartitionBy) == 0
 	}
@@ -147,7 +147,7 @@ func (b *taskBuilder) streams(n *fragment.Node) (int, bool) {
 	case fragment.KindHashJoin, fragment.KindNestedLoopJoin:
 		if sharedBuild(n) {
 			merge := n.Join.Algorithm == fragment.AlgoSortMerge
-			if (JoinType(n.Join.Type).tracksBuild() || merge) && in[0] > 1 {
+			if (tracksBuild(n.Join.Type) || merge) && in[0] > 1 {
 				return 0, false
 			}
 			return in[0], true

@@ -231,9 +231,9 @@ func TestLocalExchangeError(t *testing.T) {
 func TestSharedBuildJoins(t *testing.T) {
 	r := rand.New(rand.NewSource(11))
 	left, right := randRows(r, 2000, 60, 0.1), randRows(r, 500, 60, 0.1)
-	for _, typ := range []JoinType{InnerJoin, LeftOuterJoin, LeftSemiJoin, LeftAntiJoin, NullAwareLeftAntiJoin} {
+	for _, typ := range []fragment.JoinType{fragment.JoinInner, fragment.JoinLeftOuter, fragment.JoinLeftSemi, fragment.JoinLeftAnti, fragment.JoinNullAwareLeftAnti} {
 		for _, nested := range []bool{false, true} {
-			if nested && typ == NullAwareLeftAntiJoin {
+			if nested && typ == fragment.JoinNullAwareLeftAnti {
 				continue
 			}
 			t.Run(fmt.Sprintf("%s/nested=%v", typ, nested), func(t *testing.T) {

@@ -164,7 +164,7 @@ func (c *Client) Load(ctx context.Context, txn storage.TxnID, schema *arrow.Sche
 		cancel()
 		return nil, FromStatus(err)
 	}
-	cmd, _ := json.Marshal(PutCmd{Txn: txn})
+	cmd, _ := json.Marshal(PutCmd{Txn: txn, Partial: partialUpdate(ctx)})
 	w := flight.NewRecordWriter(stream, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
 	w.SetFlightDescriptor(&flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: cmd})
 	l := &Loader{stream: stream, w: w, schema: schema, cancel: cancel,

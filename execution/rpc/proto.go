@@ -25,6 +25,9 @@ const (
 	// ActAlterTablet gives tablets a newer schema (CreateTabletReq; a light
 	// schema change, storage.Store.AlterTablet).
 	ActAlterTablet = "alter_tablet"
+	// ActColumnStats computes ANALYZE's per-tablet column statistics
+	// (ColumnStatsReq).
+	ActColumnStats = "column_stats"
 )
 
 // CreateTabletReq creates tablets with one schema.
@@ -89,12 +92,29 @@ type TabletStatsResp struct {
 	Stats map[storage.TabletID]storage.TabletStats `json:"stats"`
 }
 
+// ColumnStatsReq asks for column statistics of tablets at versions: the
+// schema columns Columns, each row kept with probability Rate (>= 1: all).
+type ColumnStatsReq struct {
+	Versions map[storage.TabletID]storage.Version `json:"versions"`
+	Columns  []int                                `json:"columns"`
+	Rate     float64                              `json:"rate"`
+}
+
+// ColumnStatsResp answers ColumnStatsReq: per tablet, one partial per
+// requested column (in request order).
+type ColumnStatsResp struct {
+	Stats map[storage.TabletID][]op.ColumnPartial `json:"stats"`
+}
+
 // PutCmd is the descriptor command of a DoPut stream: a load (Txn set,
 // each batch's app metadata is the decimal tablet id it belongs to) or an
 // exchange stream (Exchange set).
 type PutCmd struct {
 	Txn      storage.TxnID `json:"txn,omitempty"`
 	Exchange *StreamID     `json:"exchange,omitempty"`
+	// Partial, on a load, makes it a partial column update
+	// (storage.WritePartial).
+	Partial *storage.PartialUpdate `json:"partial,omitempty"`
 }
 
 // StreamID names one sender→receiver stream of an exchange.
@@ -177,6 +197,8 @@ type Dest struct {
 // OutboxTicket is the DoGet ticket fetching a sender instance's outbox.
 type OutboxTicket struct {
 	Stream StreamID `json:"stream"`
+	// Clone, when set, reads a tablet for a clone instead (clone.go).
+	Clone *CloneRead `json:"clone,omitempty"`
 }
 
 // InstanceReport is the final answer of exec_fragment.
@@ -210,6 +232,9 @@ type QueryStatusResp struct {
 	Inboxes   int   `json:"inboxes"`
 	Buffered  int64 `json:"buffered"` // unread exchange bytes held for the query
 	PeakBytes int64 `json:"peak_bytes"`
+	// Live are the running instances' counters so far (operators and
+	// receiving exchanges; their sink's come with the final report).
+	Live []InstanceReport `json:"live,omitempty"`
 }
 
 // CancelReq cancels every fragment instance of a query on a backend and

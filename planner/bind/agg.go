@@ -112,6 +112,13 @@ func (b *Binder) bindAggCall(name string, distinct bool, args []sqlparser.Select
 	if name == "count" && len(xs) > 1 && !distinct {
 		return nil, sqlerr.WrongParamCount.New(name)
 	}
+	if distinct {
+		for _, x := range xs {
+			if x.Type().IsOpaque() {
+				return nil, sqlerr.ObjectMisuse.New() // DISTINCT compares the values
+			}
+		}
+	}
 	argT := types.NullT
 	if len(xs) > 0 {
 		argT = xs[0].Type()
@@ -329,6 +336,9 @@ func (b *Binder) bindWindowCall(n *sqlparser.FuncExpr, s *scope) (expr.Expr, err
 		if x, err = post(x); err != nil {
 			return nil, err
 		}
+		if x.Type().IsOpaque() {
+			return nil, sqlerr.ObjectMisuse.New()
+		}
 		call.PartitionBy = append(call.PartitionBy, x)
 	}
 	for _, o := range over.OrderBy {
@@ -339,6 +349,9 @@ func (b *Binder) bindWindowCall(n *sqlparser.FuncExpr, s *scope) (expr.Expr, err
 		}
 		if x, err = post(x); err != nil {
 			return nil, err
+		}
+		if x.Type().IsOpaque() {
+			return nil, sqlerr.ObjectMisuse.New()
 		}
 		call.OrderBy = append(call.OrderBy, logical.SortKey{Expr: x, Desc: desc, NullsFirst: nf})
 	}

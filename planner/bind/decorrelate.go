@@ -1,6 +1,7 @@
 package bind
 
 import (
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/types"
@@ -42,9 +43,9 @@ func decorrelate(plan logical.Node, sub logical.Node, probe expr.Expr, in, neg b
 		c := eq.(*expr.Call)
 		equi = append(equi, logical.EquiCond{L: c.Args[0], R: c.Args[1]})
 	}
-	jt := logical.LeftSemiJoin
+	jt := fragment.JoinLeftSemi
 	if neg {
-		jt = logical.LeftAntiJoin
+		jt = fragment.JoinLeftAnti
 	}
 	return &logical.Join{Type: jt, Left: plan, Right: x, Equi: equi, Other: other}
 }
@@ -75,7 +76,7 @@ func pullCorrelated(n logical.Node) (logical.Node, []expr.Expr, bool) {
 		}
 		return &logical.Filter{Input: in, Conds: keep}, corr, true
 	case *logical.Join:
-		if x.Type != logical.InnerJoin && x.Type != logical.CrossJoin {
+		if x.Type != fragment.JoinInner && x.Type != fragment.JoinCross {
 			return n, nil, true
 		}
 		l, lc, ok := pullCorrelated(x.Left)
@@ -112,8 +113,8 @@ func pullCorrelated(n logical.Node) (logical.Node, []expr.Expr, bool) {
 				corr = append(corr, c)
 			}
 		}
-		if j.Type == logical.InnerJoin && len(j.Equi) == 0 && len(j.Other) == 0 {
-			j.Type = logical.CrossJoin
+		if j.Type == fragment.JoinInner && len(j.Equi) == 0 && len(j.Other) == 0 {
+			j.Type = fragment.JoinCross
 		}
 		return &j, corr, true
 	}
@@ -206,7 +207,7 @@ func selfContained(n logical.Node) bool {
 //
 // The result has the Apply's columns, so the expressions above are unchanged.
 func crossScalar(a *logical.Apply) logical.Node {
-	join := &logical.Join{Type: logical.CrossJoin, Left: a.Outer, Right: a.Sub}
+	join := &logical.Join{Type: fragment.JoinCross, Left: a.Outer, Right: a.Sub}
 	return applyResult(a, join, a.Sub.Columns()[0].Ref())
 }
 
@@ -244,7 +245,7 @@ func applyResult(a *logical.Apply, in logical.Node, val expr.Expr) *logical.Proj
 // coalesced to 0. The result has the Apply's columns, so the expressions
 // above are unchanged. nil means another shape, which stays an Apply.
 func (b *Binder) decorrelateScalar(a *logical.Apply) logical.Node {
-	if a.Kind != logical.ApplyScalar {
+	if a.Kind != fragment.ApplyScalar {
 		return nil
 	}
 	proj, ok := a.Sub.(*logical.Project)
@@ -274,7 +275,7 @@ func (b *Binder) decorrelateScalar(a *logical.Apply) logical.Node {
 		return nil
 	}
 	grouped := &logical.Aggregate{Input: x, Aggs: agg.Aggs}
-	join := &logical.Join{Type: logical.LeftOuterJoin, Left: a.Outer, Right: grouped, Other: other}
+	join := &logical.Join{Type: fragment.JoinLeftOuter, Left: a.Outer, Right: grouped, Other: other}
 	for _, e := range equi {
 		gc := b.newCol("", e.R.String(), e.R.Type(), e.R.Nullable())
 		grouped.Groups = append(grouped.Groups, e.R)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
-	"github.com/dorisgo/dorisgo/planner/logical"
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
@@ -185,9 +185,9 @@ func (b *Binder) bindExpr(e sqlparser.Expr, s *scope) (expr.Expr, error) {
 	case *sqlparser.IntervalExpr:
 		return nil, sqlerr.ParseError.New("INTERVAL is only allowed with date arithmetic")
 	case *sqlparser.Subquery:
-		return b.bindSubqueryExpr(logical.ApplyScalar, n.Select, nil, s)
+		return b.bindSubqueryExpr(fragment.ApplyScalar, n.Select, nil, s)
 	case *sqlparser.ExistsExpr:
-		return b.bindSubqueryExpr(logical.ApplyExists, n.Subquery.Select, nil, s)
+		return b.bindSubqueryExpr(fragment.ApplyExists, n.Subquery.Select, nil, s)
 	case *sqlparser.GroupConcatExpr:
 		var sep *string
 		if !n.Separator.DefaultSeparator {
@@ -224,7 +224,7 @@ func (b *Binder) bindComparison(n *sqlparser.ComparisonExpr, s *scope) (expr.Exp
 			if err != nil {
 				return nil, err
 			}
-			x, err := b.bindSubqueryExpr(logical.ApplyIn, sq.Select, probe, s)
+			x, err := b.bindSubqueryExpr(fragment.ApplyIn, sq.Select, probe, s)
 			if err != nil || op == sqlparser.InStr {
 				return x, err
 			}
@@ -315,6 +315,9 @@ func (b *Binder) bindFunc(n *sqlparser.FuncExpr, s *scope) (expr.Expr, error) {
 			}
 			return expr.NewExplicitCast(x, t), nil
 		}
+	}
+	if name == parser.CastNestedFn && len(n.Exprs) == 2 {
+		return b.bindCastNested(n, s)
 	}
 	switch name {
 	case "grouping", "grouping_id":

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/parser"
@@ -130,7 +131,7 @@ func (b *Binder) bindFrom(from sqlparser.TableExprs, outer *scope) (*fromResult,
 		if err := checkUniqueAliases(acc.columns(), r.columns()); err != nil {
 			return nil, err
 		}
-		acc = &fromResult{node: &logical.Join{Type: logical.CrossJoin, Left: acc.node, Right: r.node},
+		acc = &fromResult{node: &logical.Join{Type: fragment.JoinCross, Left: acc.node, Right: r.node},
 			visible: concat(acc.owned, acc.visible, r.visible), cols: concat(acc.owned, acc.cols, r.cols), owned: true}
 	}
 	return acc, nil
@@ -265,7 +266,7 @@ func (b *Binder) bindAliased(n *sqlparser.AliasedTableExpr, outer *scope) (*from
 			sc.Cols = append(sc.Cols, col)
 			sc.Ords = append(sc.Ords, i)
 		}
-		return &fromResult{node: sc, visible: sc.Cols}, nil
+		return b.hideColumns(sc)
 	case *sqlparser.Subquery:
 		if alias == "" {
 			return nil, sqlerr.DerivedMustAlias.New()
@@ -330,15 +331,15 @@ func (b *Binder) values(alias string, cols []types.Column, rows [][]types.Datum)
 	return v
 }
 
-var joinTypes = map[string]logical.JoinType{
-	"join": logical.InnerJoin, "inner join": logical.InnerJoin, "cross join": logical.InnerJoin,
-	"straight_join": logical.InnerJoin, "left join": logical.LeftOuterJoin, "left outer join": logical.LeftOuterJoin,
-	"right join": logical.RightOuterJoin, "right outer join": logical.RightOuterJoin,
-	"full outer join": logical.FullOuterJoin, "full join": logical.FullOuterJoin,
-	"natural join": logical.InnerJoin, "natural left join": logical.LeftOuterJoin, "natural right join": logical.RightOuterJoin,
+var joinTypes = map[string]fragment.JoinType{
+	"join": fragment.JoinInner, "inner join": fragment.JoinInner, "cross join": fragment.JoinInner,
+	"straight_join": fragment.JoinInner, "left join": fragment.JoinLeftOuter, "left outer join": fragment.JoinLeftOuter,
+	"right join": fragment.JoinRightOuter, "right outer join": fragment.JoinRightOuter,
+	"full outer join": fragment.JoinFullOuter, "full join": fragment.JoinFullOuter,
+	"natural join": fragment.JoinInner, "natural left join": fragment.JoinLeftOuter, "natural right join": fragment.JoinRightOuter,
 	// Doris's explicit semi and anti joins (sql/parser/semijoin.go).
-	parser.LeftSemiJoinStr: logical.LeftSemiJoin, parser.LeftAntiJoinStr: logical.LeftAntiJoin,
-	parser.RightSemiJoinStr: logical.RightSemiJoin, parser.RightAntiJoinStr: logical.RightAntiJoin,
+	parser.LeftSemiJoinStr: fragment.JoinLeftSemi, parser.LeftAntiJoinStr: fragment.JoinLeftAnti,
+	parser.RightSemiJoinStr: fragment.JoinRightSemi, parser.RightAntiJoinStr: fragment.JoinRightAnti,
 }
 
 func (b *Binder) bindJoin(n *sqlparser.JoinTableExpr, outer *scope) (*fromResult, error) {
@@ -362,7 +363,7 @@ func (b *Binder) bindJoin(n *sqlparser.JoinTableExpr, outer *scope) (*fromResult
 	j := &logical.Join{Type: jt, Left: l.node, Right: r.node}
 	if b.ctx.Hints != nil {
 		if h, ok := b.ctx.Hints.Join[n]; ok {
-			j.Hint = logical.JoinHint{Kind: hintKind(h.Kind), Text: h.Text}
+			j.Hint = h
 		}
 	}
 	// The ON condition sees all of both sides. A semi or anti join outputs
@@ -391,7 +392,7 @@ func (b *Binder) bindJoin(n *sqlparser.JoinTableExpr, outer *scope) (*fromResult
 			}
 		}
 	}
-	if len(using) > 0 && jt == logical.FullOuterJoin {
+	if len(using) > 0 && jt == fragment.JoinFullOuter {
 		// The shared column would be COALESCE(left, right); showing either
 		// side's would answer NULL for the other side's unmatched rows.
 		return nil, sqlerr.NotSupportedYet.New("USING or NATURAL with FULL OUTER JOIN (write the condition with ON)")
@@ -412,7 +413,7 @@ func (b *Binder) bindJoin(n *sqlparser.JoinTableExpr, outer *scope) (*fromResult
 				return nil, err
 			}
 			conds = append(conds, eq)
-			if jt == logical.RightOuterJoin || !jt.KeepsLeft() {
+			if jt == fragment.JoinRightOuter || !jt.KeepsLeft() {
 				drop[lc.ID] = true
 			} else {
 				drop[rc.ID] = true
@@ -433,23 +434,9 @@ func (b *Binder) bindJoin(n *sqlparser.JoinTableExpr, outer *scope) (*fromResult
 		}
 		conds = splitAnd(condition(x))
 	}
-	if len(conds) == 0 && jt == logical.InnerJoin {
-		j.Type = logical.CrossJoin
+	if len(conds) == 0 && jt == fragment.JoinInner {
+		j.Type = fragment.JoinCross
 	}
 	j.Equi, j.Other = logical.SplitConds(conds, lcols, rcols)
 	return &fromResult{node: j, visible: visible, cols: cols, owned: true}, nil
-}
-
-func hintKind(k parser.JoinHintKind) logical.HintKind {
-	switch k {
-	case parser.HintShuffle:
-		return logical.HintShuffle
-	case parser.HintBroadcast:
-		return logical.HintBroadcast
-	case parser.HintBucket:
-		return logical.HintBucket
-	case parser.HintColocate:
-		return logical.HintColocate
-	}
-	return logical.HintNone
 }

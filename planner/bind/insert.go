@@ -12,6 +12,7 @@ import (
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
+	"github.com/dorisgo/dorisgo/storage"
 )
 
 // Insert is a bound INSERT: Source produces every column of Table in schema
@@ -23,6 +24,9 @@ type Insert struct {
 	// Label is the load label (INSERT ... WITH LABEL, which the server
 	// sets from the parsed statement; "" = generated).
 	Label string
+	// Partial, set by UPDATE of a merge-on-write table, leaves the columns
+	// it lists to the rows' current values (storage.WritePartial).
+	Partial *storage.PartialUpdate
 }
 
 // BindInsert binds INSERT INTO t [(cols)] VALUES ... | SELECT ...
@@ -42,7 +46,7 @@ func (b *Binder) BindInsert(ins *sqlparser.Insert) (*Insert, error) {
 	for i := range target {
 		target[i] = -1
 	}
-	n := len(t.Columns)
+	n := len(t.VisibleColumns()) // hidden columns take their defaults
 	if len(ins.Columns) > 0 {
 		n = len(ins.Columns)
 		for pos, c := range ins.Columns {
@@ -56,7 +60,7 @@ func (b *Binder) BindInsert(ins *sqlparser.Insert) (*Insert, error) {
 			target[ci] = pos
 		}
 	} else {
-		for i := range target {
+		for i := range n {
 			target[i] = i
 		}
 	}

@@ -75,7 +75,7 @@ func (b *Binder) BindLoad(t *catalog.Table, columns []parser.LoadColumn, where s
 	}
 	if len(files) == 0 {
 		// No file column named: the file has the table's columns (Doris).
-		for _, c := range t.Columns {
+		for _, c := range t.VisibleColumns() {
 			files = append(files, c.Name)
 		}
 	}

@@ -208,6 +208,11 @@ func (b *Binder) bindSelect(sel *sqlparser.Select, outer *scope) (*Query, error)
 	}
 	plan = &logical.Project{Input: plan, Exprs: exprs, Cols: cols}
 	if sel.QueryOpts.Distinct {
+		for _, c := range cols[:visible] {
+			if c.T.IsOpaque() {
+				return nil, sqlerr.ObjectMisuse.New() // DISTINCT groups by every column
+			}
+		}
 		plan = distinctOf(b, plan, cols[:visible])
 	}
 	if len(sortKeys) > 0 {

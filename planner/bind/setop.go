@@ -5,16 +5,17 @@ import (
 
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 )
 
-var setOpKinds = map[string]logical.SetOpKind{
-	sqlparser.UnionStr: logical.UnionDistinct, sqlparser.UnionDistinctStr: logical.UnionDistinct,
-	sqlparser.UnionAllStr: logical.UnionAll, sqlparser.IntersectStr: logical.Intersect,
-	sqlparser.IntersectDistinctStr: logical.Intersect, sqlparser.ExceptStr: logical.Except,
-	sqlparser.ExceptDistinctStr: logical.Except,
+var setOpKinds = map[string]fragment.SetOpKind{
+	sqlparser.UnionStr: fragment.SetUnionDistinct, sqlparser.UnionDistinctStr: fragment.SetUnionDistinct,
+	sqlparser.UnionAllStr: fragment.SetUnionAll, sqlparser.IntersectStr: fragment.SetIntersect,
+	sqlparser.IntersectDistinctStr: fragment.SetIntersect, sqlparser.ExceptStr: fragment.SetExcept,
+	sqlparser.ExceptDistinctStr: fragment.SetExcept,
 }
 
 // bindSetOp binds UNION [ALL|DISTINCT], INTERSECT and EXCEPT. Column types
@@ -43,6 +44,13 @@ func (b *Binder) bindSetOp(n *sqlparser.SetOp, outer *scope) (*Query, error) {
 		for i, c := range q.Plan.Columns() {
 			unified[i].T = expr.AggregateType(unified[i].T, c.T)
 			unified[i].Null = unified[i].Null || c.Null
+		}
+	}
+	if kind != fragment.SetUnionAll {
+		for _, c := range unified {
+			if c.T.IsOpaque() {
+				return nil, sqlerr.ObjectMisuse.New() // the distinct set operations compare rows
+			}
 		}
 	}
 	op := &logical.SetOp{Kind: kind}
@@ -112,8 +120,8 @@ func (b *Binder) bindSetOp(n *sqlparser.SetOp, outer *scope) (*Query, error) {
 // when it has no ORDER BY, LIMIT, WITH or INTO of its own and is of the same
 // kind, or is a UNION ALL under a UNION (which removes duplicates anyway).
 // INTERSECT and EXCEPT keep their two sides.
-func setOpBranches(kind logical.SetOpKind, n *sqlparser.SetOp) []sqlparser.SelectStatement {
-	if kind != logical.UnionAll && kind != logical.UnionDistinct {
+func setOpBranches(kind fragment.SetOpKind, n *sqlparser.SetOp) []sqlparser.SelectStatement {
+	if kind != fragment.SetUnionAll && kind != fragment.SetUnionDistinct {
 		return []sqlparser.SelectStatement{n.Left, n.Right}
 	}
 	var out []sqlparser.SelectStatement
@@ -128,7 +136,7 @@ func setOpBranches(kind logical.SetOpKind, n *sqlparser.SetOp) []sqlparser.Selec
 			inner = p.Select
 		}
 		if c, ok := inner.(*sqlparser.SetOp); ok && len(c.OrderBy) == 0 && c.Limit == nil && c.With == nil && c.Into == nil {
-			if k, known := setOpKinds[strings.ToLower(c.Type)]; known && (k == kind || (kind == logical.UnionDistinct && k == logical.UnionAll)) {
+			if k, known := setOpKinds[strings.ToLower(c.Type)]; known && (k == kind || (kind == fragment.SetUnionDistinct && k == fragment.SetUnionAll)) {
 				add(c.Left)
 				add(c.Right)
 				return

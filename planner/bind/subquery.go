@@ -3,6 +3,7 @@ package bind
 import (
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
@@ -32,7 +33,7 @@ func (b *Binder) bindSub(stmt sqlparser.SelectStatement, s *scope) (*boundSub, e
 // bindSubqueryExpr binds a subquery used as a value: scalar, EXISTS or
 // x IN (...). It becomes an Apply over the clause's input; the expression
 // is a reference to the Apply's output column.
-func (b *Binder) bindSubqueryExpr(kind logical.ApplyKind, stmt sqlparser.SelectStatement, probe expr.Expr, s *scope) (expr.Expr, error) {
+func (b *Binder) bindSubqueryExpr(kind fragment.ApplyKind, stmt sqlparser.SelectStatement, probe expr.Expr, s *scope) (expr.Expr, error) {
 	if b.applies == nil {
 		return nil, sqlerr.NotSupportedYet.New("a subquery in this clause")
 	}
@@ -43,18 +44,18 @@ func (b *Binder) bindSubqueryExpr(kind logical.ApplyKind, stmt sqlparser.SelectS
 	return b.addApply(kind, bs, probe)
 }
 
-func (b *Binder) addApply(kind logical.ApplyKind, bs *boundSub, probe expr.Expr) (expr.Expr, error) {
+func (b *Binder) addApply(kind fragment.ApplyKind, bs *boundSub, probe expr.Expr) (expr.Expr, error) {
 	cols := bs.q.Plan.Columns()
-	if kind != logical.ApplyExists && len(cols) != 1 {
+	if kind != fragment.ApplyExists && len(cols) != 1 {
 		return nil, sqlerr.OperandColumns.New(1)
 	}
 	var col logical.Column
 	switch kind {
-	case logical.ApplyScalar:
+	case fragment.ApplyScalar:
 		col = b.newCol("", "subquery", cols[0].T, true)
-	case logical.ApplyExists:
+	case fragment.ApplyExists:
 		col = b.newCol("", "exists", types.BoolT, false)
-	case logical.ApplyIn:
+	case fragment.ApplyIn:
 		// Type-check the comparison now so errors surface at bind time.
 		if _, err := expr.NewCall("eq", probe, cols[0].Ref()); err != nil {
 			return nil, err
@@ -167,7 +168,7 @@ func (b *Binder) semiJoin(plan logical.Node, conj sqlparser.Expr, s *scope) (log
 			}
 		}
 		if bs.correlated || !logical.RefsIn(probe, plan.Columns()) {
-			ref, err := b.addApply(logical.ApplyIn, bs, probe)
+			ref, err := b.addApply(fragment.ApplyIn, bs, probe)
 			if err != nil {
 				return nil, nil, false, err
 			}
@@ -181,11 +182,11 @@ func (b *Binder) semiJoin(plan logical.Node, conj sqlparser.Expr, s *scope) (log
 			return nil, nil, false, err
 		}
 		call := eq.(*expr.Call)
-		jt := logical.LeftSemiJoin
+		jt := fragment.JoinLeftSemi
 		if not {
-			jt = logical.LeftAntiJoin
+			jt = fragment.JoinLeftAnti
 			if probe.Nullable() || cols[0].Null {
-				jt = logical.NullAwareLeftAntiJoin
+				jt = fragment.JoinNullAwareLeftAnti
 			}
 		}
 		return &logical.Join{Type: jt, Left: plan, Right: bs.q.Plan,
@@ -199,7 +200,7 @@ func (b *Binder) semiJoin(plan logical.Node, conj sqlparser.Expr, s *scope) (log
 			if j := decorrelate(plan, bs.q.Plan, nil, false, neg); j != nil {
 				return j, nil, true, nil
 			}
-			ref, err := b.addApply(logical.ApplyExists, bs, nil)
+			ref, err := b.addApply(fragment.ApplyExists, bs, nil)
 			if err != nil {
 				return nil, nil, false, err
 			}
@@ -208,9 +209,9 @@ func (b *Binder) semiJoin(plan logical.Node, conj sqlparser.Expr, s *scope) (log
 			}
 			return nil, ref, true, err
 		}
-		jt := logical.LeftSemiJoin
+		jt := fragment.JoinLeftSemi
 		if neg {
-			jt = logical.LeftAntiJoin
+			jt = fragment.JoinLeftAnti
 		}
 		// An uncorrelated EXISTS keeps every row or none: a semi join
 		// without conditions against at most one row.

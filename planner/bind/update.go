@@ -5,6 +5,8 @@ import (
 
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/dorisgo/dorisgo/catalog"
+
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/storage"
@@ -68,10 +70,20 @@ func (b *Binder) BindUpdate(n *sqlparser.Update) (*Insert, error) {
 	sel := &sqlparser.Select{From: n.TableExprs, Where: n.Where}
 	target := make([]int, len(t.Columns))
 	defaults := make([]expr.Expr, len(t.Columns))
+	partial := partialUpdate(t, set)
 	for ci, c := range t.Columns {
 		target[ci] = ci
 		e, ok := set[ci]
 		switch {
+		case !ok && c.Hidden:
+			// The matched row is live: its delete sign is 0.
+			e = sqlparser.NewIntVal([]byte("0"))
+		case !ok && partial != nil && ci >= t.NumKeys:
+			// Filled from the row by the backend; the placeholder is
+			// what a key deleted meanwhile would get (Doris's new rows).
+			defaults[ci], _ = defaultValue(c)
+			target[ci] = -1
+			e = &sqlparser.NullVal{}
 		case !ok:
 			e = &sqlparser.ColName{Name: sqlparser.NewColIdent(c.Name), Qualifier: qual}
 		case isDefault(e):
@@ -88,7 +100,34 @@ func (b *Binder) BindUpdate(n *sqlparser.Update) (*Insert, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Insert{DB: db, Table: t, Source: b.projectToTable(t, q.Plan, target, defaults)}, nil
+	return &Insert{DB: db, Table: t, Source: b.projectToTable(t, q.Plan, target, defaults), Partial: partial}, nil
+}
+
+// partialUpdate is the partial column update an UPDATE of a
+// merge-on-write table runs as (Doris does the same): it writes the keys
+// and the SET columns, and the backend takes every other column from the
+// row, so the statement reads only what it sets and filters on. Nil (a
+// whole-row rewrite) for other tables, or when a column left to the row
+// has no default for the placeholder.
+func partialUpdate(t *catalog.Table, set map[int]sqlparser.Expr) *storage.PartialUpdate {
+	if !t.MergeOnWrite() {
+		return nil
+	}
+	p := &storage.PartialUpdate{Sign: t.DeleteSign()}
+	for ci := t.NumKeys; ci < len(t.Columns); ci++ {
+		c := t.Columns[ci]
+		if _, ok := set[ci]; ok || c.Hidden {
+			continue
+		}
+		if _, err := defaultValue(c); err != nil {
+			return nil
+		}
+		p.Fill = append(p.Fill, ci)
+	}
+	if len(p.Fill) == 0 {
+		return nil
+	}
+	return p
 }
 
 // UpdateTarget is the first base table of an UPDATE's table list: the

@@ -9,7 +9,7 @@ package fragment
 import (
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/types"
-	"github.com/dorisgo/dorisgo/storage"
+	"github.com/dorisgo/dorisgo/storage/meta"
 )
 
 // FragmentID numbers fragments; 0 is the root.
@@ -47,6 +47,8 @@ const (
 	StreamBucketHash                 // BUCKET_SHFFULE_HASH_PARTITIONED: storage bucket of Keys
 	StreamRandom                     // RANDOM
 	TableSinkKind                    // OLAP TABLE SINK: rows written into Sink.Table's tablets
+
+	SinkKindCount // the number of sink kinds (not a kind)
 )
 
 // Sink is a fragment's output.
@@ -94,6 +96,8 @@ const (
 	KindApply
 	KindRepeat    // grouping sets: RepeatSpec
 	KindTableFunc // a table-valued function (numbers): TableFunc
+
+	NodeKindCount // the number of node kinds (not a kind)
 )
 
 // Node is one operator of a fragment. Exactly one spec pointer matching Kind is set.
@@ -133,24 +137,24 @@ type Node struct {
 
 // TabletRef is one tablet a scan reads, at the version the planner saw.
 type TabletRef struct {
-	Tablet   storage.TabletID `json:"tablet"`
-	Version  storage.Version  `json:"version"`
-	Bucket   int              `json:"bucket"`
-	Replicas []BackendID      `json:"replicas"`
+	Tablet   meta.TabletID `json:"tablet"`
+	Version  meta.Version  `json:"version"`
+	Bucket   int           `json:"bucket"`
+	Replicas []BackendID   `json:"replicas"`
 }
 
 // ScanSpec reads an OLAP table's selected tablets.
 type ScanSpec struct {
-	DB           string                `json:"db"`
-	Table        string                `json:"table"`
-	TableID      int64                 `json:"table_id"`
-	Columns      []int                 `json:"columns"`             // schema column indexes, output order
-	Conjuncts    []Ex                  `json:"conjuncts,omitempty"` // over the scan's output columns
-	Ranges       []storage.ColumnRange `json:"ranges,omitempty"`    // zone-map pruning, schema column indexes
-	Tablets      []TabletRef           `json:"tablets"`
-	Partitions   int                   `json:"partitions"`       // selected
-	TotalParts   int                   `json:"total_partitions"` // in the table
-	TotalTablets int                   `json:"total_tablets"`
+	DB           string             `json:"db"`
+	Table        string             `json:"table"`
+	TableID      int64              `json:"table_id"`
+	Columns      []int              `json:"columns"`             // schema column indexes, output order
+	Conjuncts    []Ex               `json:"conjuncts,omitempty"` // over the scan's output columns
+	Ranges       []meta.ColumnRange `json:"ranges,omitempty"`    // zone-map pruning, schema column indexes
+	Tablets      []TabletRef        `json:"tablets"`
+	Partitions   int                `json:"partitions"`       // selected
+	TotalParts   int                `json:"total_partitions"` // in the table
+	TotalTablets int                `json:"total_tablets"`
 	// Keep, when set, lists the read columns (indexes into Columns) the scan
 	// outputs once Conjuncts are applied (FoldScanProjections), and Read
 	// describes the read columns (the node's Output describes the kept

@@ -2,11 +2,10 @@ package fragment
 
 import "github.com/dorisgo/dorisgo/sql/types"
 
-// JoinType numbers join types as planner/logical and execution/op do.
+// JoinType is a join operator as Doris EXPLAIN names it; the logical plan,
+// the physical plan and the operators share this one declaration.
 type JoinType uint8
 
-// The join types, numbered as execution/op's JoinType (which is defined
-// from these).
 const (
 	JoinInner JoinType = iota
 	JoinLeftOuter
@@ -16,9 +15,35 @@ const (
 	JoinLeftAnti
 	JoinRightSemi
 	JoinRightAnti
+	// JoinNullAwareLeftAnti is NOT IN over a nullable key: a NULL on the
+	// build side rejects every probe row; a NULL probe key qualifies only
+	// against an empty build side.
 	JoinNullAwareLeftAnti
+	// JoinCross is a join without any predicate (nested loop only).
 	JoinCross
 )
+
+var joinTypeNames = [...]string{
+	JoinInner: "INNER JOIN", JoinLeftOuter: "LEFT OUTER JOIN", JoinRightOuter: "RIGHT OUTER JOIN",
+	JoinFullOuter: "FULL OUTER JOIN", JoinLeftSemi: "LEFT SEMI JOIN", JoinLeftAnti: "LEFT ANTI JOIN",
+	JoinRightSemi: "RIGHT SEMI JOIN", JoinRightAnti: "RIGHT ANTI JOIN",
+	JoinNullAwareLeftAnti: "NULL AWARE LEFT ANTI JOIN", JoinCross: "CROSS JOIN",
+}
+
+func (t JoinType) String() string {
+	if int(t) < len(joinTypeNames) {
+		return joinTypeNames[t]
+	}
+	return "JoinType(?)"
+}
+
+// KeepsRight reports whether the join outputs the right side's columns.
+func (t JoinType) KeepsRight() bool {
+	return t != JoinLeftSemi && t != JoinLeftAnti && t != JoinNullAwareLeftAnti
+}
+
+// KeepsLeft reports whether the join outputs the left side's columns.
+func (t JoinType) KeepsLeft() bool { return t != JoinRightSemi && t != JoinRightAnti }
 
 // Distribution is how a join's inputs were brought together.
 type Distribution uint8
@@ -29,6 +54,8 @@ const (
 	DistPartitioned
 	DistBucketShuffle
 	DistColocate
+
+	DistributionCount // the number of distributions (not one)
 )
 
 // JoinAlgorithm is how an equi join (KindHashJoin) runs.
@@ -55,15 +82,29 @@ type JoinSpec struct {
 	Algorithm JoinAlgorithm `json:"algorithm,omitempty"`
 }
 
-// AggPhase numbers aggregation phases as execution/op does.
+// AggPhase is where an aggregation node sits in Doris' two-phase plan.
 type AggPhase uint8
 
 const (
+	// AggUpdateFinalize: raw rows in, final values out (single phase).
 	AggUpdateFinalize AggPhase = iota
+	// AggUpdateSerialize: raw rows in, partial states out (before an exchange).
 	AggUpdateSerialize
+	// AggMergeFinalize: partial states in, final values out.
 	AggMergeFinalize
+	// AggMergeSerialize: partial states in, merged partial states out.
 	AggMergeSerialize
 )
+
+var aggPhaseNames = [...]string{"update finalize", "update serialize", "merge finalize", "merge serialize"}
+
+func (p AggPhase) String() string { return aggPhaseNames[p] }
+
+// Merges reports whether the phase reads partial states.
+func (p AggPhase) Merges() bool { return p == AggMergeFinalize || p == AggMergeSerialize }
+
+// Finalizes reports whether the phase outputs final values.
+func (p AggPhase) Finalizes() bool { return p == AggUpdateFinalize || p == AggMergeFinalize }
 
 // AggCall is one aggregate function of an AggSpec.
 type AggCall struct {
@@ -95,8 +136,16 @@ type SortSpec struct {
 	Limit  int64     `json:"limit,omitempty"`
 }
 
-// SetOpKind numbers set operations as execution/op does.
+// SetOpKind is a set operation; all but SetUnionAll remove duplicates, and
+// NULLs compare equal (MySQL).
 type SetOpKind uint8
+
+const (
+	SetUnionAll SetOpKind = iota
+	SetUnionDistinct
+	SetIntersect
+	SetExcept
+)
 
 // SetOpSpec combines children of one row type.
 type SetOpSpec struct {
@@ -132,8 +181,14 @@ type WindowSpec struct {
 	Calls       []WindowCall `json:"calls"`
 }
 
-// ApplyKind numbers Apply kinds as planner/logical does.
+// ApplyKind says what a correlated subquery computes per outer row.
 type ApplyKind uint8
+
+const (
+	ApplyScalar ApplyKind = iota // the single value (NULL if no row; error if >1)
+	ApplyExists                  // TRUE iff any row
+	ApplyIn                      // x IN (sub): TRUE / FALSE / NULL
+)
 
 // ApplySpec evaluates Sub per row of Children[0]. Sub reads the outer row
 // through expr.Param i = outer column i; its exchanges are read once and

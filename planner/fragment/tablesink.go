@@ -2,7 +2,7 @@ package fragment
 
 import (
 	"github.com/dorisgo/dorisgo/sql/types"
-	"github.com/dorisgo/dorisgo/storage"
+	"github.com/dorisgo/dorisgo/storage/meta"
 )
 
 // TableSink is a fragment's OLAP TABLE SINK (Doris's OlapTableSink): each
@@ -33,6 +33,9 @@ type TableSink struct {
 	// Overwrite: INSERT OVERWRITE / CTAS write new tablets (Partitions
 	// name them) that replace the old ones at commit.
 	Overwrite bool `json:"overwrite,omitempty"`
+	// Partial makes the load a partial column update of a merge-on-write
+	// table (storage's WritePartial): an UPDATE writes only what it sets.
+	Partial *meta.PartialUpdate `json:"partial,omitempty"`
 }
 
 // SinkPartition is one partition the sink may write: its bounds (range:
@@ -48,6 +51,6 @@ type SinkPartition struct {
 
 // SinkTablet is one bucket's tablet and the backends holding its replicas.
 type SinkTablet struct {
-	Tablet   storage.TabletID `json:"tablet"`
-	Replicas []BackendID      `json:"replicas"`
+	Tablet   meta.TabletID `json:"tablet"`
+	Replicas []BackendID   `json:"replicas"`
 }

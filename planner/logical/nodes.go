@@ -3,38 +3,8 @@ package logical
 import (
 	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/hint"
 )
-
-// JoinType is the logical join type.
-type JoinType uint8
-
-// The numbers are the plan's (fragment.JoinType), which the physical
-// planner emits by conversion.
-const (
-	InnerJoin             = JoinType(fragment.JoinInner)
-	LeftOuterJoin         = JoinType(fragment.JoinLeftOuter)
-	RightOuterJoin        = JoinType(fragment.JoinRightOuter)
-	FullOuterJoin         = JoinType(fragment.JoinFullOuter)
-	LeftSemiJoin          = JoinType(fragment.JoinLeftSemi)
-	LeftAntiJoin          = JoinType(fragment.JoinLeftAnti)
-	RightSemiJoin         = JoinType(fragment.JoinRightSemi)
-	RightAntiJoin         = JoinType(fragment.JoinRightAnti)
-	NullAwareLeftAntiJoin = JoinType(fragment.JoinNullAwareLeftAnti) // NOT IN over a nullable key
-	CrossJoin             = JoinType(fragment.JoinCross)
-)
-
-var joinNames = [...]string{"INNER JOIN", "LEFT OUTER JOIN", "RIGHT OUTER JOIN", "FULL OUTER JOIN",
-	"LEFT SEMI JOIN", "LEFT ANTI JOIN", "RIGHT SEMI JOIN", "RIGHT ANTI JOIN", "NULL AWARE LEFT ANTI JOIN", "CROSS JOIN"}
-
-func (t JoinType) String() string { return joinNames[t] }
-
-// KeepsRight reports whether the join outputs the right side's columns.
-func (t JoinType) KeepsRight() bool {
-	return t != LeftSemiJoin && t != LeftAntiJoin && t != NullAwareLeftAntiJoin
-}
-
-// KeepsLeft reports whether the join outputs the left side's columns.
-func (t JoinType) KeepsLeft() bool { return t != RightSemiJoin && t != RightAntiJoin }
 
 // EquiCond is one equality (or null-safe equality) between the sides.
 type EquiCond struct {
@@ -42,30 +12,13 @@ type EquiCond struct {
 	NullSafe bool
 }
 
-// HintKind is a join distribution hint.
-type HintKind uint8
-
-const (
-	HintNone HintKind = iota
-	HintShuffle
-	HintBroadcast
-	HintBucket
-	HintColocate
-)
-
-// JoinHint is a hint attached to one join, with its text as written.
-type JoinHint struct {
-	Kind HintKind
-	Text string
-}
-
 // Join combines two inputs.
 type Join struct {
-	Type        JoinType
+	Type        fragment.JoinType
 	Left, Right Node
 	Equi        []EquiCond
 	Other       []expr.Expr // residual conjuncts over left ++ right columns
-	Hint        JoinHint
+	Hint        hint.Join
 }
 
 // AggCall is one aggregate function call.
@@ -98,20 +51,10 @@ type Sort struct {
 	Keys  []SortKey
 }
 
-// SetOpKind is UNION/INTERSECT/EXCEPT.
-type SetOpKind uint8
-
-const (
-	UnionAll SetOpKind = iota
-	UnionDistinct
-	Intersect
-	Except
-)
-
 // SetOp combines inputs with the same row type; input i's columns map
 // positionally to Cols.
 type SetOp struct {
-	Kind SetOpKind
+	Kind fragment.SetOpKind
 	Ins  []Node
 	Cols []Column
 }
@@ -144,19 +87,10 @@ type Window struct {
 	Calls []WindowCall
 }
 
-// ApplyKind says what a correlated subquery computes per outer row.
-type ApplyKind uint8
-
-const (
-	ApplyScalar ApplyKind = iota // the single value (NULL if no row; error if >1)
-	ApplyExists                  // TRUE iff any row
-	ApplyIn                      // x IN (sub): TRUE / FALSE / NULL
-)
-
 // Apply evaluates Sub once per row of Outer; Sub refers to Outer's columns by
 // their ids. Output = Outer's columns ++ Col.
 type Apply struct {
-	Kind  ApplyKind
+	Kind  fragment.ApplyKind
 	Outer Node
 	Sub   Node
 	// In: the probe expression over Outer (compared with Sub's only column).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/expr"
 )
 
@@ -238,7 +239,7 @@ func (o *rewriter) pushFilters(n Node) Node {
 		if len(j.Other) == 0 {
 			return &j
 		}
-		if j.Type == InnerJoin || j.Type == CrossJoin {
+		if j.Type == fragment.JoinInner || j.Type == fragment.JoinCross {
 			// ON conjuncts of inner joins that read one side go down too.
 			var keep, toLeft, toRight []expr.Expr
 			lc, rc := j.Left.Columns(), j.Right.Columns()
@@ -335,7 +336,7 @@ func (o *rewriter) pushInto(n Node, conds []expr.Expr) Node {
 				toLeft = append(toLeft, c)
 			case inR && canPushRight(j.Type):
 				toRight = append(toRight, c)
-			case (j.Type == InnerJoin || j.Type == CrossJoin) && coversBoth(c, ls, rs):
+			case (j.Type == fragment.JoinInner || j.Type == fragment.JoinCross) && coversBoth(c, ls, rs):
 				if d := impliedFor(c, lc); d != nil {
 					toLeft = append(toLeft, d)
 				}
@@ -345,8 +346,8 @@ func (o *rewriter) pushInto(n Node, conds []expr.Expr) Node {
 				eq, other := SplitConds([]expr.Expr{c}, lc, rc)
 				j.Equi = append(j.Equi, eq...)
 				j.Other = append(j.Other, other...)
-				if j.Type == CrossJoin {
-					j.Type = InnerJoin
+				if j.Type == fragment.JoinCross {
+					j.Type = fragment.JoinInner
 				}
 			default:
 				keep = append(keep, c)
@@ -405,26 +406,28 @@ func (o *rewriter) pushInto(n Node, conds []expr.Expr) Node {
 
 // matchedOnly: the join's left (left) or right side only supplies matches,
 // it is never preserved or output on its own.
-func matchedOnly(t JoinType, left bool) bool {
+func matchedOnly(t fragment.JoinType, left bool) bool {
 	if left {
-		return t == RightOuterJoin || t == RightSemiJoin || t == RightAntiJoin
+		return t == fragment.JoinRightOuter || t == fragment.JoinRightSemi || t == fragment.JoinRightAnti
 	}
 	switch t {
-	case LeftOuterJoin, LeftSemiJoin, LeftAntiJoin, NullAwareLeftAntiJoin:
+	case fragment.JoinLeftOuter, fragment.JoinLeftSemi, fragment.JoinLeftAnti, fragment.JoinNullAwareLeftAnti:
 		return true
 	}
 	return false
 }
 
-func canPushLeft(t JoinType) bool {
+func canPushLeft(t fragment.JoinType) bool {
 	switch t {
-	case InnerJoin, CrossJoin, LeftOuterJoin, LeftSemiJoin, LeftAntiJoin, NullAwareLeftAntiJoin:
+	case fragment.JoinInner, fragment.JoinCross, fragment.JoinLeftOuter, fragment.JoinLeftSemi, fragment.JoinLeftAnti, fragment.JoinNullAwareLeftAnti:
 		return true
 	}
 	return false
 }
 
-func canPushRight(t JoinType) bool { return t == InnerJoin || t == CrossJoin || t == RightOuterJoin }
+func canPushRight(t fragment.JoinType) bool {
+	return t == fragment.JoinInner || t == fragment.JoinCross || t == fragment.JoinRightOuter
+}
 
 // RefsIn reports whether every column e reads is in cols (constants count
 // as in). It gathers e's few references and looks for them in cols, with

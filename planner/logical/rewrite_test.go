@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
@@ -78,8 +79,8 @@ func equi(l, r Column) []EquiCond { return []EquiCond{{L: l.Ref(), R: r.Ref()}} 
 // conditions read stays below.
 func TestPruneJoinOutputs(t *testing.T) {
 	a, b, c := scanOf("a", 1, 2), scanOf("b", 3, 4), scanOf("c", 5, 6)
-	ab := &Join{Type: InnerJoin, Left: a, Right: b, Equi: equi(a.Cols[0], b.Cols[0])}
-	abc := &Join{Type: InnerJoin, Left: ab, Right: c, Equi: equi(b.Cols[0], c.Cols[0])}
+	ab := &Join{Type: fragment.JoinInner, Left: a, Right: b, Equi: equi(a.Cols[0], b.Cols[0])}
+	abc := &Join{Type: fragment.JoinInner, Left: ab, Right: c, Equi: equi(b.Cols[0], c.Cols[0])}
 	root := &Project{Input: abc, Exprs: []expr.Expr{c.Cols[1].Ref(), a.Cols[1].Ref()}, Cols: []Column{{ID: 7, Name: "cv"}, {ID: 8, Name: "av"}}}
 	out := PruneJoinOutputs(root).(*Project)
 	top, ok := out.Input.(*Project)
@@ -105,7 +106,7 @@ func TestPruneJoinOutputs(t *testing.T) {
 	// A correlated subquery's reads of the outer side stay.
 	sc := scanOf("s", 10, 11)
 	sub := &Filter{Input: sc, Conds: []expr.Expr{mustEq(t, sc.Cols[0], a.Cols[1])}}
-	ap := &Apply{Kind: ApplyExists, Outer: ab, Sub: sub, Col: Column{ID: 12}}
+	ap := &Apply{Kind: fragment.ApplyExists, Outer: ab, Sub: sub, Col: Column{ID: 12}}
 	proj := PruneJoinOutputs(&Project{Input: ap, Exprs: []expr.Expr{Column{ID: 12}.Ref()}, Cols: []Column{{ID: 13}}}).(*Project)
 	kept := proj.Input.(*Apply).Outer.(*Project)
 	if got := colIDs(kept.Cols); got != "2" {
@@ -167,7 +168,7 @@ func TestUsageMatchesWalk(t *testing.T) {
 	derived := &Project{Input: fa, Exprs: []expr.Expr{a.Cols[0].Ref(), plus}, Cols: []Column{a.Cols[0], {ID: 20, Name: "w1", T: types.BigIntT}}}
 	unusedDerived := &Project{Input: fa, Exprs: []expr.Expr{a.Cols[0].Ref(), plus}, Cols: []Column{a.Cols[0], {ID: 21, Name: "w1", T: types.BigIntT}}}
 	join := func(l Node) Node {
-		return &Join{Type: InnerJoin, Left: l, Right: bs, Equi: equi(a.Cols[0], b.Cols[0])}
+		return &Join{Type: fragment.JoinInner, Left: l, Right: bs, Equi: equi(a.Cols[0], b.Cols[0])}
 	}
 	top := func(in Node, cols ...Column) Node {
 		exprs := make([]expr.Expr, len(cols))

@@ -169,7 +169,7 @@ func (d *distPlanner) emitApply(p *planner, n *pnode) (*fragment.Node, error) {
 		return nil, err
 	}
 	a := n.apply
-	spec := &fragment.ApplySpec{Kind: fragment.ApplyKind(a.Kind), Sub: sub}
+	spec := &fragment.ApplySpec{Kind: a.Kind, Sub: sub}
 	if a.Probe != nil {
 		probe, err := p.remap(a.Probe, oc)
 		if err != nil {

@@ -32,6 +32,10 @@ type distPlanner struct {
 	// outer are the outer columns of the Apply subqueries being built
 	// (innermost last).
 	outer []map[logical.ColumnID]bool
+	// cstats are the ANALYZE statistics of columns (stats.go); anyStats:
+	// a scanned table has statistics.
+	cstats   map[logical.ColumnID]*colStat
+	anyStats bool
 }
 
 // noteRuntimeFilters records plan's runtime filters for EXPLAIN.
@@ -105,8 +109,9 @@ func (d *distPlanner) buildOp(n logical.Node) (*pnode, error) {
 		if err != nil {
 			return nil, err
 		}
+		rows, est := d.filterRows(c.rows, x.Conds)
 		return d.visible(&pnode{op: opFilter, children: []*pnode{c}, cols: c.cols, conds: x.Conds,
-			rows: filtered(c.rows, len(x.Conds)), width: c.width}), nil
+			rows: rows, est: est, width: c.width}), nil
 	case *logical.Project:
 		c, err := d.build(x.Input)
 		if err != nil {
@@ -116,6 +121,7 @@ func (d *distPlanner) buildOp(n logical.Node) (*pnode, error) {
 		for i, col := range x.Cols {
 			w += float64(col.T.Width())
 			d.subst[col.ID] = d.display(x.Exprs[i])
+			d.passStats(col.ID, x.Exprs[i])
 			if r, ok := stripCasts(x.Exprs[i]).(*expr.ColRef); ok && r == x.Exprs[i] {
 				d.eq.Union(col.ID, logical.ColumnID(r.Index))
 			}
@@ -225,14 +231,16 @@ func (d *distPlanner) buildScan(s *logical.Scan, conds []expr.Expr) (*pnode, err
 		if err != nil {
 			return nil, err
 		}
+		rows, est := d.filterRows(sc.rows, outer)
 		return d.visible(&pnode{op: opFilter, children: []*pnode{sc}, cols: sc.cols, conds: outer, params: true,
-			rows: filtered(sc.rows, len(outer)), width: sc.width}), nil
+			rows: rows, est: est, width: sc.width}), nil
 	}
 	return d.buildScanOnly(s, own)
 }
 
 func (d *distPlanner) buildScanOnly(s *logical.Scan, conds []expr.Expr) (*pnode, error) {
 	t := s.Table
+	d.scanStats(s)
 	so := &scanOp{ls: s, conds: conds}
 	var rows int64
 	bes := map[fragment.BackendID]bool{}
@@ -274,7 +282,14 @@ func (d *distPlanner) buildScanOnly(s *logical.Scan, conds []expr.Expr) (*pnode,
 	for _, c := range s.Cols {
 		w += float64(c.T.Width())
 	}
-	n := &pnode{op: opScan, cols: s.Cols, scan: so, rows: filtered(rows, len(so.conds)), width: w}
+	frows, est := d.filterRows(rows, so.conds)
+	if est == "" {
+		est = "tablet row counts"
+		if len(so.conds) > 0 {
+			est += ", a tenth per predicate"
+		}
+	}
+	n := &pnode{op: opScan, cols: s.Cols, scan: so, rows: frows, est: est, width: w}
 	n.del = d.scanDelivered(so)
 	return d.visible(n), nil
 }
@@ -322,6 +337,7 @@ func (d *distPlanner) buildAgg(a *logical.Aggregate) (*pnode, error) {
 	for i, g := range a.GroupCols {
 		w += float64(g.T.Width())
 		d.subst[g.ID] = d.display(a.Groups[i])
+		d.passStats(g.ID, a.Groups[i])
 		if r, ok := a.Groups[i].(*expr.ColRef); ok {
 			d.eq.Union(g.ID, logical.ColumnID(r.Index))
 		}
@@ -334,11 +350,11 @@ func (d *distPlanner) buildAgg(a *logical.Aggregate) (*pnode, error) {
 		w += float64(cw)
 		d.subst[call.Col.ID] = aggDisplay(call.Fn, d.displayAll(call.Args), call.Distinct, call.Col.T)
 	}
-	rows := c.rows
+	rows, est := d.groupRows(c.rows, a.Groups)
 	if len(a.Groups) == 0 {
-		rows = 1
+		rows, est = 1, "one row (no GROUP BY)"
 	}
-	return d.visible(&pnode{op: opAgg, children: []*pnode{c}, cols: a.Columns(), agg: &aggOp{l: a}, rows: rows, width: w}), nil
+	return d.visible(&pnode{op: opAgg, children: []*pnode{c}, cols: a.Columns(), agg: &aggOp{l: a}, rows: rows, est: est, width: w}), nil
 }
 
 // aggDisplay is the EXPLAIN text of an aggregate call.

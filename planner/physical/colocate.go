@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/planner/props"
 	"github.com/dorisgo/dorisgo/sql/expr"
@@ -125,7 +126,7 @@ func traceCol(n *pnode, id logical.ColumnID) (traced, Reason) {
 // checkColocate runs R1–R9 in order; ReasonNone means colocate is possible.
 func (d *distPlanner) checkColocate(n *pnode) (Reason, *props.BucketLayout) {
 	j := n.join
-	if j.typ == logical.NullAwareLeftAntiJoin {
+	if j.typ == fragment.JoinNullAwareLeftAnti {
 		return ReasonNullAware, nil
 	}
 	if d.ctx.Vars.DisableColocatePlan {
@@ -201,14 +202,14 @@ func anchor(n *pnode) *pnode {
 // checkBucket runs B1–B8; on success it returns the right side's requirement.
 func (d *distPlanner) checkBucket(n *pnode) (Reason, sideReq) {
 	j := n.join
-	if j.typ == logical.NullAwareLeftAntiJoin {
+	if j.typ == fragment.JoinNullAwareLeftAnti {
 		return ReasonNullAware, sideReq{}
 	}
 	if !d.ctx.Vars.EnableBucketShuffleJoin {
 		return ReasonBucketDisabled, sideReq{}
 	}
 	switch j.typ {
-	case logical.RightOuterJoin, logical.FullOuterJoin, logical.RightAntiJoin:
+	case fragment.JoinRightOuter, fragment.JoinFullOuter, fragment.JoinRightAnti:
 		return ReasonBucketJoinType, sideReq{}
 	}
 	a := anchor(n.children[0])

@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"github.com/dorisgo/dorisgo/catalog"
-	"github.com/dorisgo/dorisgo/sql/parser"
+	"github.com/dorisgo/dorisgo/planner/fragment"
+	"github.com/dorisgo/dorisgo/sql/hint"
 )
 
 // Vars are the session variables distributed planning reads
@@ -39,9 +40,13 @@ func DefaultVars() Vars {
 type Context struct {
 	Cat   *catalog.Catalog
 	Vars  Vars
-	Spark []parser.SparkHint
+	Spark []hint.Spark
 	// Cores sizes parallel_pipeline_task_num = 0 (cores/2); 0: this machine's.
 	Cores int
+	// Check, when set, verifies the finished plan before it is returned
+	// (the session's enable_plan_check runs planner/check here); a plan it
+	// rejects fails the statement instead of running.
+	Check func(*fragment.Plan) error
 	// Ctx is the statement's (query_timeout, KILL, the client hanging up):
 	// planning stops with its error once it is done. Nil: never.
 	Ctx context.Context

@@ -78,6 +78,11 @@ func planDistributed(ctx *Context, root logical.Node, out []types.Column, sink *
 	if ctx.Vars.RuntimeFilterMode != "OFF" && fragment.AssignRuntimeFilters(plan) > 0 {
 		d.noteRuntimeFilters(plan)
 	}
+	if ctx.Check != nil {
+		if err := ctx.Check(plan); err != nil {
+			return nil, sqlerr.Assertf("the distributed plan failed its check (enable_plan_check): %v", err)
+		}
+	}
 	return &Distributed{Plan: plan, d: d, frags: frags, root: n}, nil
 }
 

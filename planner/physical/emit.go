@@ -212,7 +212,7 @@ func (d *distPlanner) emitNode(p *planner, n *pnode) (*fragment.Node, error) {
 		}), n), nil
 	case opSetOp:
 		return d.withID(p.node(fragment.KindSetOp, out, kids, func(f *fragment.Node) {
-			f.SetOp = &fragment.SetOpSpec{Kind: fragment.SetOpKind(n.setop.Kind)}
+			f.SetOp = &fragment.SetOpSpec{Kind: n.setop.Kind}
 		}), n), nil
 	case opWindow:
 		w, err := p.lowerWindowOver(n.window, kids[0])
@@ -237,7 +237,7 @@ func (d *distPlanner) emitJoin(p *planner, n *pnode, kids []*fragment.Node) (*fr
 	if err != nil {
 		return nil, err
 	}
-	spec := &fragment.JoinSpec{Type: fragment.JoinType(j.typ), Other: fragment.Exs(other), Dist: j.dist}
+	spec := &fragment.JoinSpec{Type: j.typ, Other: fragment.Exs(other), Dist: j.dist}
 	kind := fragment.KindNestedLoopJoin
 	if !j.nested() {
 		kind = fragment.KindHashJoin

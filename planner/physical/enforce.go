@@ -74,9 +74,9 @@ func joinDelivered(n *pnode, l, r sideReq) props.Delivered {
 	}
 	side, req := 0, l.req
 	switch j.typ {
-	case logical.RightOuterJoin, logical.RightSemiJoin, logical.RightAntiJoin:
+	case fragment.JoinRightOuter, fragment.JoinRightSemi, fragment.JoinRightAnti:
 		side, req = 1, r.req
-	case logical.FullOuterJoin:
+	case fragment.JoinFullOuter:
 		if n.children[0].del.Kind == props.DelSingle {
 			return n.children[0].del
 		}
@@ -231,7 +231,7 @@ func (d *distPlanner) enforceAgg(n *pnode) *pnode {
 		gkeys = append(gkeys, g.Ref())
 	}
 	x := d.require(n, sideReq{req: req, keys: gkeys})
-	m := &pnode{op: opAgg, children: []*pnode{x}, cols: a.Columns(), pl: d, rows: n.rows, width: n.width,
+	m := &pnode{op: opAgg, children: []*pnode{x}, cols: a.Columns(), pl: d, rows: n.rows, est: n.est, width: n.width,
 		agg: &aggOp{l: a, phase: fragment.AggMergeFinalize, merge: n.agg, having: n.agg.having}, del: x.del}
 	n.agg.having = nil
 	m.reqs = []props.Required{req}

@@ -47,28 +47,54 @@ func (d *distPlanner) sinkText(x *pnode) string {
 	return "UNPARTITIONED"
 }
 
-func (d *distPlanner) partitionText(f *pfrag) string {
+// fragPartition is how a fragment's rows are spread over its instances.
+type fragPartition uint8
+
+const (
+	partSingle fragPartition = iota // one instance (UNPARTITIONED)
+	partRandom                      // any placement
+	partHash                        // hashed on keys (storage buckets or an exchange)
+)
+
+// spread decides how f's rows are spread, from its leftmost leaf: a
+// scan spreads them by the table's distribution, an exchange by its kind.
+func (d *distPlanner) spread(f *pfrag) fragPartition {
 	l := leftmost(f.root)
 	switch l.op {
 	case opScan:
 		if !l.scan.hashPartitioned() {
-			return "RANDOM"
+			return partRandom
 		}
-		t := l.scan.ls.Table
-		var cols []string
-		for _, c := range t.Dist.Columns {
-			cols = append(cols, "`"+l.scan.ls.Alias+"`.`"+t.Columns[c].Name+"`")
-		}
-		return "HASH_PARTITIONED: " + strings.Join(cols, ", ")
+		return partHash
 	case opExchange:
-		if l.exch.req.Kind == props.ReqHash || l.exch.req.Kind == props.ReqBucket {
-			return "HASH_PARTITIONED: " + d.showAll(l.exch.keys)
-		}
-		if l.exch.req.Kind == props.ReqExecRandom {
-			return "RANDOM"
+		switch l.exch.req.Kind {
+		case props.ReqHash, props.ReqBucket:
+			return partHash
+		case props.ReqExecRandom:
+			return partRandom
 		}
 	}
-	return "UNPARTITIONED"
+	return partSingle
+}
+
+// partitionText is EXPLAIN's PARTITION line for f.
+func (d *distPlanner) partitionText(f *pfrag) string {
+	switch d.spread(f) {
+	case partRandom:
+		return "RANDOM"
+	case partSingle:
+		return "UNPARTITIONED"
+	}
+	l := leftmost(f.root)
+	if l.op == opExchange {
+		return "HASH_PARTITIONED: " + d.showAll(l.exch.keys)
+	}
+	t := l.scan.ls.Table
+	var cols []string
+	for _, c := range t.Dist.Columns {
+		cols = append(cols, "`"+l.scan.ls.Alias+"`.`"+t.Columns[c].Name+"`")
+	}
+	return "HASH_PARTITIONED: " + strings.Join(cols, ", ")
 }
 
 // NodeID implements explain.Node.
@@ -86,12 +112,10 @@ func (n *pnode) Inputs() []explain.Node {
 	return out
 }
 
-var aggPhaseNames = [...]string{"update finalize", "update serialize", "merge finalize", "merge serialize"}
-
 var distNames = map[fragment.Distribution]string{fragment.DistBroadcast: "BROADCAST", fragment.DistPartitioned: "PARTITIONED",
 	fragment.DistBucketShuffle: "BUCKET_SHUFFLE", fragment.DistColocate: "COLOCATE"}
 
-var applyKindNames = [...]string{logical.ApplyScalar: "SCALAR", logical.ApplyExists: "EXISTS", logical.ApplyIn: "IN"}
+var applyKindNames = [...]string{fragment.ApplyScalar: "SCALAR", fragment.ApplyExists: "EXISTS", fragment.ApplyIn: "IN"}
 
 // Label implements explain.Node.
 func (n *pnode) Label() string {
@@ -108,12 +132,12 @@ func (n *pnode) Label() string {
 		switch {
 		case !n.join.nested():
 			return "HASH JOIN"
-		case n.join.typ == logical.CrossJoin || n.join.typ == logical.InnerJoin:
+		case n.join.typ == fragment.JoinCross || n.join.typ == fragment.JoinInner:
 			return "CROSS JOIN"
 		}
 		return "NESTED LOOP JOIN"
 	case opAgg:
-		return "AGGREGATE (" + aggPhaseNames[n.agg.phase] + ")"
+		return "AGGREGATE (" + n.agg.phase.String() + ")"
 	case opSort:
 		return "SORT"
 	case opTopN:
@@ -175,15 +199,15 @@ func (n *pnode) Explain(w *explain.Writer) {
 				w.Attr("runtime filters: RF%03d[min_max, bloom] -> %s", rf.ID, d.show(n.cols[rf.Column].Ref()))
 			}
 		}
-		w.Attr("cardinality=%d", n.rows)
+		n.writeCard(w)
 		w.Attr("avgRowSize=%.1f", n.width)
 		w.Attr("numNodes=%d", so.backends)
 	case opFilter:
 		w.Attr("predicates: %s", d.showAll(n.conds))
-		w.Attr("cardinality=%d", n.rows)
+		n.writeCard(w)
 	case opTableFunc:
 		w.Attr("table value function: %s", tableFuncText(n.tfunc))
-		w.Attr("cardinality=%d", n.rows)
+		n.writeCard(w)
 	case opValues:
 		if len(n.values.Rows) > 0 && len(n.values.Cols) > 0 {
 			w.Attr("constant exprs:")
@@ -213,7 +237,7 @@ func (n *pnode) Explain(w *explain.Writer) {
 		if len(a.having) > 0 {
 			w.Attr("having: %s", d.showAll(a.having))
 		}
-		w.Attr("cardinality=%d", n.rows)
+		n.writeCard(w)
 	case opSort, opTopN:
 		w.Attr("order by: %s", d.sortText(n.keys))
 		w.Attr("offset: %d", n.offset)
@@ -240,7 +264,7 @@ func (n *pnode) Explain(w *explain.Writer) {
 		if a.Probe != nil {
 			w.Attr("probe: %s", d.show(a.Probe))
 		}
-		w.Attr("cardinality=%d", n.rows)
+		n.writeCard(w)
 	case opExchange:
 		x := n.exch
 		if x.merge {
@@ -310,7 +334,7 @@ func (n *pnode) explainJoin(w *explain.Writer) {
 		} else {
 			w.Attr("predicates is NULL.")
 		}
-		w.Attr("cardinality=%d", n.rows)
+		n.writeCard(w)
 		return
 	}
 	w.Attr("join op: %s (%s)", j.typ, distNames[j.dist])
@@ -341,7 +365,7 @@ func (n *pnode) explainJoin(w *explain.Writer) {
 			w.Attr("runtime filters: RF%03d[min_max, bloom] <- %s", rf.ID, d.show(j.equi[rf.Key].R))
 		}
 	}
-	w.Attr("cardinality=%d", n.rows)
+	n.writeCard(w)
 	if w.Verbose() {
 		w.Attr("distribution candidates:")
 		for _, c := range j.cands {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/sql/expr"
 )
@@ -24,7 +25,7 @@ func (p *Distributed) JoinShapes() (shapes, conds []string) {
 		if n.op == opJoin {
 			typ := n.join.typ
 			if n.join.swapped {
-				typ = logical.RightOuterJoin
+				typ = fragment.JoinRightOuter
 			}
 			shapes, conds = addShape(shapes, conds, typ, n.join.equi, n.join.other)
 		}
@@ -56,7 +57,7 @@ func LogicalJoinShapes(n logical.Node) (shapes, conds []string) {
 	return shapes, conds
 }
 
-func addShape(shapes, conds []string, typ logical.JoinType, equi []logical.EquiCond, other []expr.Expr) ([]string, []string) {
+func addShape(shapes, conds []string, typ fragment.JoinType, equi []logical.EquiCond, other []expr.Expr) ([]string, []string) {
 	var cs []string
 	for _, e := range equi {
 		l, r := e.L.String(), e.R.String()
@@ -72,7 +73,7 @@ func addShape(shapes, conds []string, typ logical.JoinType, equi []logical.EquiC
 	for _, o := range other {
 		cs = append(cs, o.String())
 	}
-	if typ == logical.InnerJoin || typ == logical.CrossJoin {
+	if typ == fragment.JoinInner || typ == fragment.JoinCross {
 		return append(shapes, "INNER-LIKE"), append(conds, cs...)
 	}
 	slices.Sort(cs)

@@ -14,7 +14,9 @@ import (
 
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/planner/bind"
+	"github.com/dorisgo/dorisgo/planner/check"
 	"github.com/dorisgo/dorisgo/planner/explain"
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/planner/physical"
 	"github.com/dorisgo/dorisgo/sql/parser"
@@ -34,15 +36,24 @@ var update = flag.Bool("update", false, "rewrite planner/testdata golden files")
 //
 // Commands: backends N; exec-ddl (CREATE TABLE / CREATE [OR REPLACE] VIEW /
 // ALTER colocate); inject-stats (lines "table rows": commits a load of that many
-// rows spread over the table's tablets, without data); set (k=v lines);
+// rows spread over the table's tablets, without data); column-stats (lines
+// "table column ndv [nulls [min max]]": ANALYZE statistics, stats_golden_test.go); set (k=v lines);
 // unstable (group name: marks the group unstable); explain [verbose|distributed].
 func TestGolden(t *testing.T) {
 	files, err := filepath.Glob("../testdata/*.txt")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden files: %v", err)
 	}
+	all := true
 	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) { runGolden(t, f) })
+		all = t.Run(filepath.Base(f), func(t *testing.T) { runGolden(t, f) }) && all
+	}
+	// Every operator, sink and join distribution the plan can hold has a
+	// golden EXPLAIN (skipped when -run selects some files only).
+	if all && !strings.Contains(flag.Lookup("test.run").Value.String(), "/") {
+		if m := explained.missing(); len(m) > 0 {
+			t.Errorf("no golden EXPLAIN case shows: %s", strings.Join(m, ", "))
+		}
 	}
 }
 
@@ -148,6 +159,8 @@ func (e *env) run(t *testing.T, cmd string, input []string) []string {
 				break
 			}
 		}
+	case "column-stats":
+		err = e.columnStats(input)
 	case "set":
 		for _, l := range input {
 			k, v, _ := strings.Cut(l, "=")
@@ -178,7 +191,52 @@ func (e *env) explain(sql string, mode explain.Mode) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	explained.note(p.Plan)
 	return p.Explain(mode), nil
+}
+
+// explained records which operators, sinks and join distributions the
+// golden EXPLAIN cases show, so TestGolden can insist that each one of
+// the plan's enums has at least one.
+var explained = coverage{nodes: map[fragment.NodeKind]bool{}, sinks: map[fragment.SinkKind]bool{}, dists: map[fragment.Distribution]bool{}}
+
+type coverage struct {
+	nodes map[fragment.NodeKind]bool
+	sinks map[fragment.SinkKind]bool
+	dists map[fragment.Distribution]bool
+}
+
+func (c coverage) note(p *fragment.Plan) {
+	for _, f := range p.Fragments {
+		c.sinks[f.Sink.Kind] = true
+		fragment.Walk(f.Root, func(n *fragment.Node) {
+			c.nodes[n.Kind] = true
+			if n.Join != nil {
+				c.dists[n.Join.Dist] = true
+			}
+		})
+	}
+}
+
+// missing lists the enum values no golden case explains.
+func (c coverage) missing() []string {
+	var out []string
+	for k := fragment.NodeKind(0); k < fragment.NodeKindCount; k++ {
+		if !c.nodes[k] {
+			out = append(out, "node kind "+strconv.Itoa(int(k)))
+		}
+	}
+	for k := fragment.SinkKind(0); k < fragment.SinkKindCount; k++ {
+		if !c.sinks[k] {
+			out = append(out, "sink kind "+strconv.Itoa(int(k)))
+		}
+	}
+	for d := fragment.Distribution(0); d < fragment.DistributionCount; d++ {
+		if !c.dists[d] {
+			out = append(out, "join distribution "+strconv.Itoa(int(d)))
+		}
+	}
+	return out
 }
 
 // plan binds sql and plans it distributed under vars (SET_VAR hints
@@ -202,7 +260,7 @@ func (e *env) plan(sql string, vars physical.Vars) (*physical.Distributed, logic
 		}
 		p, err := physical.PlanInsert(&physical.Context{Cat: e.cat, Vars: vars, Spark: v.Hints.Spark, Cores: 2}, ins.Source,
 			physical.InsertTarget{DB: ins.DB, Table: ins.Table, Overwrite: v.Overwrite})
-		return p, ins.Source, err
+		return p, ins.Source, e.checked(p, err)
 	}
 	sel, ok := v.AST.(sqlparser.SelectStatement)
 	if !ok {
@@ -221,7 +279,19 @@ func (e *env) plan(sql string, vars physical.Vars) (*physical.Distributed, logic
 	}
 	// Cores 2: parallel_pipeline_task_num=0 means one task on every machine.
 	p, err := physical.PlanDistributed(&physical.Context{Cat: e.cat, Vars: vars, Spark: v.Hints.Spark, Cores: 2}, q.Plan, out)
-	return p, q.Plan, err
+	return p, q.Plan, e.checked(p, err)
+}
+
+// checked runs the independent distribution checker on every plan the
+// tests make: a plan it rejects fails the test that planned it.
+func (e *env) checked(p *physical.Distributed, err error) error {
+	if err != nil {
+		return err
+	}
+	if err := check.Plan(p.Plan, check.FromCatalog(e.cat)); err != nil {
+		return fmt.Errorf("plan check: %w", err)
+	}
+	return nil
 }
 
 func (e *env) inject(table string, rows int64) error {

@@ -9,7 +9,7 @@ import (
 	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/planner/props"
 	"github.com/dorisgo/dorisgo/sql/expr"
-	"github.com/dorisgo/dorisgo/sql/parser"
+	"github.com/dorisgo/dorisgo/sql/hint"
 )
 
 // hintKind is a join hint after Doris and Spark spellings are unified.
@@ -26,7 +26,7 @@ const (
 
 // joinOp is a hash or nested loop join and the distribution chosen for it.
 type joinOp struct {
-	typ     logical.JoinType
+	typ     fragment.JoinType
 	equi    []logical.EquiCond
 	other   []expr.Expr
 	hint    hintKind
@@ -69,20 +69,20 @@ func (d *distPlanner) buildJoin(x *logical.Join) (*pnode, error) {
 	}
 	jo := &joinOp{typ: x.Type, equi: x.Equi, other: x.Other}
 	switch x.Hint.Kind {
-	case logical.HintShuffle:
+	case hint.Shuffle:
 		jo.hint = hintShuffle
-	case logical.HintBroadcast:
+	case hint.Broadcast:
 		jo.hint = hintBroadcast
-	case logical.HintBucket:
+	case hint.Bucket:
 		jo.hint = hintBucket
-	case logical.HintColocate:
+	case hint.Colocate:
 		jo.hint = hintColocate
 	}
 	jo.hintTxt = x.Hint.Text
 	if jo.hint == hintNone {
 		l, r = d.sparkHint(jo, l, r)
 	}
-	if jo.hint == hintNestedLoop && !jo.nested() && jo.typ != logical.NullAwareLeftAntiJoin {
+	if jo.hint == hintNestedLoop && !jo.nested() && jo.typ != fragment.JoinNullAwareLeftAnti {
 		// SHUFFLE_REPLICATE_NL: the equi conditions become nested loop
 		// predicates.
 		other := make([]expr.Expr, 0, len(jo.equi)+len(jo.other))
@@ -100,15 +100,15 @@ func (d *distPlanner) buildJoin(x *logical.Join) (*pnode, error) {
 		jo.equi, jo.other = nil, append(other, jo.other...)
 	}
 	if jo.hint == hintNone && !jo.nested() && !jo.merge && l.rows >= 0 && r.rows > 4*l.rows &&
-		(jo.typ == logical.LeftSemiJoin || jo.typ == logical.LeftAntiJoin) {
+		(jo.typ == fragment.JoinLeftSemi || jo.typ == fragment.JoinLeftAnti) {
 		// Build the small side: a semi or anti join whose right side is
 		// much bigger runs as RIGHT SEMI/ANTI with the sides swapped, which
 		// outputs the same (left) columns (Doris commutes these joins too).
 		// TPC-H Q22's NOT EXISTS over orders built a 1.5M-row table.
-		if jo.typ == logical.LeftSemiJoin {
-			jo.typ = logical.RightSemiJoin
+		if jo.typ == fragment.JoinLeftSemi {
+			jo.typ = fragment.JoinRightSemi
 		} else {
-			jo.typ = logical.RightAntiJoin
+			jo.typ = fragment.JoinRightAnti
 		}
 		l, r = r, l
 		eq := make([]logical.EquiCond, len(jo.equi))
@@ -122,13 +122,13 @@ func (d *distPlanner) buildJoin(x *logical.Join) (*pnode, error) {
 		// that may be replicated, so right-preserving joins run mirrored
 		// (only FULL OUTER must see both sides whole, in one instance).
 		switch jo.typ {
-		case logical.RightOuterJoin:
+		case fragment.JoinRightOuter:
 			jo.outCols = append(append([]logical.Column{}, l.cols...), r.cols...)
-			jo.typ, l, r, jo.swapped = logical.LeftOuterJoin, r, l, true
-		case logical.RightSemiJoin:
-			jo.typ, l, r = logical.LeftSemiJoin, r, l
-		case logical.RightAntiJoin:
-			jo.typ, l, r = logical.LeftAntiJoin, r, l
+			jo.typ, l, r, jo.swapped = fragment.JoinLeftOuter, r, l, true
+		case fragment.JoinRightSemi:
+			jo.typ, l, r = fragment.JoinLeftSemi, r, l
+		case fragment.JoinRightAnti:
+			jo.typ, l, r = fragment.JoinLeftAnti, r, l
 		}
 	}
 	var cols []logical.Column
@@ -140,11 +140,11 @@ func (d *distPlanner) buildJoin(x *logical.Join) (*pnode, error) {
 	}
 	var rows int64
 	switch jo.typ {
-	case logical.RightOuterJoin, logical.RightSemiJoin, logical.RightAntiJoin:
+	case fragment.JoinRightOuter, fragment.JoinRightSemi, fragment.JoinRightAnti:
 		rows = r.rows
-	case logical.FullOuterJoin:
+	case fragment.JoinFullOuter:
 		rows = addRows(l.rows, r.rows)
-	case logical.CrossJoin:
+	case fragment.JoinCross:
 		rows = -1
 		if l.rows >= 0 && r.rows >= 0 {
 			rows = l.rows * r.rows
@@ -152,7 +152,13 @@ func (d *distPlanner) buildJoin(x *logical.Join) (*pnode, error) {
 	default:
 		rows = l.rows
 	}
-	if jo.typ == logical.InnerJoin {
+	est := ""
+	if !jo.nested() {
+		if r2, note, ok := d.joinRows(jo.typ, l, r, jo.equi); ok {
+			rows, est = r2, note
+		}
+	}
+	if jo.typ == fragment.JoinInner {
 		for _, e := range jo.equi {
 			lr, lok := e.L.(*expr.ColRef)
 			rr, rok := e.R.(*expr.ColRef)
@@ -161,7 +167,7 @@ func (d *distPlanner) buildJoin(x *logical.Join) (*pnode, error) {
 			}
 		}
 	}
-	jn := d.visible(&pnode{op: opJoin, children: []*pnode{l, r}, cols: cols, join: jo, rows: rows, width: l.width + r.width})
+	jn := d.visible(&pnode{op: opJoin, children: []*pnode{l, r}, cols: cols, join: jo, rows: rows, est: est, width: l.width + r.width})
 	if !jo.swapped {
 		return jn, nil
 	}
@@ -184,13 +190,13 @@ func (d *distPlanner) sparkHint(jo *joinOp, l, r *pnode) (*pnode, *pnode) {
 			}
 			jo.hintTxt = h.String()
 			switch h.Kind {
-			case parser.SparkBroadcast:
+			case hint.SparkBroadcast:
 				jo.hint = hintBroadcast
-			case parser.SparkShuffleHash:
+			case hint.SparkShuffleHash:
 				jo.hint = hintShuffle
-			case parser.SparkMerge:
+			case hint.SparkMerge:
 				jo.hint, jo.merge = hintShuffle, true
-			case parser.SparkShuffleReplicateNL:
+			case hint.SparkShuffleReplicateNL:
 				jo.hint = hintNestedLoop
 			}
 			if !onRight && jo.hint == hintBroadcast {
@@ -199,12 +205,12 @@ func (d *distPlanner) sparkHint(jo *joinOp, l, r *pnode) (*pnode, *pnode) {
 				// join (Spark's buildable left); a join that preserves its
 				// left side cannot build it, and then broadcasts nothing.
 				switch jo.typ {
-				case logical.InnerJoin:
+				case fragment.JoinInner:
 					jo.equi = swapEqui(jo.equi)
 					return r, l
-				case logical.RightOuterJoin:
+				case fragment.JoinRightOuter:
 					jo.outCols = append(append([]logical.Column{}, l.cols...), r.cols...)
-					jo.typ, jo.swapped = logical.LeftOuterJoin, true
+					jo.typ, jo.swapped = fragment.JoinLeftOuter, true
 					jo.equi = swapEqui(jo.equi)
 					return r, l
 				}
@@ -259,9 +265,9 @@ func systemTable(n *pnode) bool {
 }
 
 // canBroadcast: the join type allows building a replicated right side.
-func canBroadcast(t logical.JoinType) bool {
+func canBroadcast(t fragment.JoinType) bool {
 	switch t {
-	case logical.RightOuterJoin, logical.FullOuterJoin, logical.RightSemiJoin, logical.RightAntiJoin:
+	case fragment.JoinRightOuter, fragment.JoinFullOuter, fragment.JoinRightSemi, fragment.JoinRightAnti:
 		return false
 	}
 	return true
@@ -291,7 +297,7 @@ func (d *distPlanner) decideJoin(n *pnode) (left, right sideReq) {
 			j.ignored = ReasonMergeNeedsEqui
 		}
 		switch j.typ {
-		case logical.CrossJoin, logical.InnerJoin, logical.LeftOuterJoin, logical.LeftSemiJoin, logical.LeftAntiJoin, logical.NullAwareLeftAntiJoin:
+		case fragment.JoinCross, fragment.JoinInner, fragment.JoinLeftOuter, fragment.JoinLeftSemi, fragment.JoinLeftAnti, fragment.JoinNullAwareLeftAnti:
 			j.dist = fragment.DistBroadcast
 			if l.del.Kind == props.DelSingle {
 				j.dist = fragment.DistNone
@@ -310,7 +316,7 @@ func (d *distPlanner) decideJoin(n *pnode) (left, right sideReq) {
 	honoured := false
 	switch j.hint {
 	case hintShuffle:
-		if j.typ == logical.NullAwareLeftAntiJoin {
+		if j.typ == fragment.JoinNullAwareLeftAnti {
 			j.ignored = ReasonNoShuffle
 		} else {
 			honoured = true
@@ -360,7 +366,7 @@ func (d *distPlanner) decideJoin(n *pnode) (left, right sideReq) {
 	}
 	bcOK, bcReason := d.broadcastFits(j, r)
 	j.cands = append(j.cands, candidate{dist: fragment.DistBroadcast, ok: bcOK, reason: bcReason, bytes: bc},
-		candidate{dist: fragment.DistPartitioned, ok: j.typ != logical.NullAwareLeftAntiJoin, bytes: pc})
+		candidate{dist: fragment.DistPartitioned, ok: j.typ != fragment.JoinNullAwareLeftAnti, bytes: pc})
 
 	useHint := func(h hintKind) bool { return honoured && j.hint == h }
 	noOverride := !honoured || j.hint == hintColocate || j.hint == hintBucket
@@ -376,7 +382,7 @@ func (d *distPlanner) decideJoin(n *pnode) (left, right sideReq) {
 	broadcast := false
 	switch {
 	case !canBroadcast(j.typ), j.noBroadcast:
-	case j.typ == logical.NullAwareLeftAntiJoin:
+	case j.typ == fragment.JoinNullAwareLeftAnti:
 		broadcast = true
 	case useHint(hintBroadcast):
 		broadcast = true

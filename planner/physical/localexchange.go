@@ -206,7 +206,7 @@ func (d *distPlanner) planLocal(frags []*pfrag) {
 		return
 	}
 	for _, f := range frags {
-		if d.partitionText(f) == "UNPARTITIONED" {
+		if d.spread(f) == partSingle {
 			continue // one instance, one task
 		}
 		f.tasks = tasks
@@ -295,7 +295,7 @@ func (lp *localPlanner) walk(n *pnode) localState {
 func ruleCase(n *pnode) localRuleCase {
 	switch n.op {
 	case opJoin:
-		c := localRuleCase{class: classHashJoin, dist: n.join.dist, naaj: n.join.typ == logical.NullAwareLeftAntiJoin}
+		c := localRuleCase{class: classHashJoin, dist: n.join.dist, naaj: n.join.typ == fragment.JoinNullAwareLeftAnti}
 		if n.join.nested() {
 			c.class = classNestedLoop
 		}

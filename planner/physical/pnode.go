@@ -41,6 +41,7 @@ type pnode struct {
 	children []*pnode
 	cols     []logical.Column
 	rows     int64   // estimated cardinality, -1 unknown
+	est      string  // where rows came from ("": the default rules; stats.go)
 	width    float64 // bytes per row
 	del      props.Delivered
 	pl       *distPlanner

@@ -4,9 +4,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/planner/props"
 	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/hint"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
 
@@ -74,7 +76,7 @@ func (d *distPlanner) sparkNamed(rels []logical.Node) bool {
 }
 
 func innerLike(j *logical.Join) bool {
-	return j.Type == logical.InnerJoin || j.Type == logical.CrossJoin
+	return j.Type == fragment.JoinInner || j.Type == fragment.JoinCross
 }
 
 // flattenRun collects the relations (leaves of the run, written order) and
@@ -85,7 +87,7 @@ func flattenRun(n logical.Node, rels *[]logical.Node, conds *[]expr.Expr, hinted
 		*rels = append(*rels, n)
 		return
 	}
-	if j.Hint.Kind != logical.HintNone {
+	if j.Hint.Kind != hint.None {
 		*hinted = true
 	}
 	flattenRun(j.Left, rels, conds, hinted)
@@ -142,6 +144,9 @@ func (d *distPlanner) reorderRun(rels []logical.Node, conds []expr.Expr) (logica
 		}
 		return false
 	})
+	if o, ok := d.statsOrder(rows, infos, byRel); ok {
+		order = o
+	}
 	changed := false
 	for i, o := range order {
 		changed = changed || o != i
@@ -184,9 +189,9 @@ func (d *distPlanner) reorderRun(rels []logical.Node, conds []expr.Expr) (logica
 				other = append(other, conds[ci])
 			}
 		}
-		typ := logical.InnerJoin
+		typ := fragment.JoinInner
 		if len(at[i+1]) == 0 {
-			typ = logical.CrossJoin
+			typ = fragment.JoinCross
 		}
 		cur = &logical.Join{Type: typ, Left: cur, Right: rels[o], Equi: eq, Other: other}
 		placed[o] = true
@@ -323,6 +328,9 @@ func (d *distPlanner) estimateRows(n logical.Node) int64 {
 	p, err := tmp.build(n)
 	if err != nil {
 		return -1
+	}
+	for id, s := range tmp.cstats {
+		d.setColStat(id, s) // the same the real build registers (join order reads them)
 	}
 	return p.rows
 }

@@ -78,7 +78,7 @@ func (n *pnode) explainRepeat(w *explain.Writer) {
 		keys[i] = k
 	}
 	w.Attr("exprs: %s", n.pl.showAll(keys))
-	w.Attr("cardinality=%d", n.rows)
+	n.writeCard(w)
 }
 
 // repeatRefs are the columns a Repeat reads.

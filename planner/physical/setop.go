@@ -3,6 +3,7 @@ package physical
 import (
 	"slices"
 
+	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/planner/props"
 )
@@ -31,7 +32,7 @@ func (d *distPlanner) enforceSetOp(n *pnode) {
 		n.del = props.Delivered{Kind: props.DelSingle}
 		return
 	}
-	if n.setop.Kind == logical.UnionAll {
+	if n.setop.Kind == fragment.SetUnionAll {
 		for i := range n.children {
 			n.children[i] = d.requireChild(n, i, sideReq{req: props.Required{Kind: props.ReqExecRandom}})
 		}

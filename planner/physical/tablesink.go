@@ -7,6 +7,7 @@ import (
 	"github.com/dorisgo/dorisgo/planner/props"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
+	"github.com/dorisgo/dorisgo/storage"
 )
 
 // InsertTarget is the table an INSERT … SELECT (INSERT OVERWRITE, CREATE
@@ -17,6 +18,8 @@ type InsertTarget struct {
 	Table *catalog.Table
 	// Overwrite replaces the written partitions' data at commit.
 	Overwrite bool
+	// Partial: a partial column update (bind.Insert.Partial).
+	Partial *storage.PartialUpdate
 }
 
 // tableSinkOp is the root fragment's OLAP TABLE SINK.
@@ -40,6 +43,7 @@ func PlanInsert(ctx *Context, root logical.Node, target InsertTarget) (*Distribu
 	}
 	sink := &tableSinkOp{target: target, spec: SinkSpec(target.DB, t, t.Partitions)}
 	sink.spec.Overwrite = target.Overwrite
+	sink.spec.Partial = target.Partial
 	return planDistributed(ctx, root, nil, sink)
 }
 

@@ -290,11 +290,11 @@ func (v *trinoView) conj(es []expr.Expr) string {
 
 func (v *trinoView) kind(f *pfrag) string {
 	switch {
-	case v.p.d.partitionText(f) == "UNPARTITIONED":
+	case v.p.d.spread(f) == partSingle:
 		return "SINGLE"
 	case hasScan(f.root):
 		return "SOURCE"
-	case strings.HasPrefix(v.p.d.partitionText(f), "HASH"):
+	case v.p.d.spread(f) == partHash:
 		return "HASH"
 	}
 	return "ROUND_ROBIN"
@@ -370,11 +370,11 @@ func underMerge(n *pnode) bool {
 	return n.frag != nil && n.frag.sink != nil && n.frag.root == n && n.frag.sink.exch.merge
 }
 
-var trinoJoinNames = map[logical.JoinType]string{
-	logical.InnerJoin: "InnerJoin", logical.LeftOuterJoin: "LeftJoin", logical.RightOuterJoin: "RightJoin",
-	logical.FullOuterJoin: "FullJoin", logical.LeftSemiJoin: "SemiJoin", logical.RightSemiJoin: "SemiJoin",
-	logical.LeftAntiJoin: "AntiJoin", logical.RightAntiJoin: "AntiJoin", logical.NullAwareLeftAntiJoin: "AntiJoin",
-	logical.CrossJoin: "CrossJoin",
+var trinoJoinNames = map[fragment.JoinType]string{
+	fragment.JoinInner: "InnerJoin", fragment.JoinLeftOuter: "LeftJoin", fragment.JoinRightOuter: "RightJoin",
+	fragment.JoinFullOuter: "FullJoin", fragment.JoinLeftSemi: "SemiJoin", fragment.JoinRightSemi: "SemiJoin",
+	fragment.JoinLeftAnti: "AntiJoin", fragment.JoinRightAnti: "AntiJoin", fragment.JoinNullAwareLeftAnti: "AntiJoin",
+	fragment.JoinCross: "CrossJoin",
 }
 
 var trinoPhases = [...]string{"SINGLE", "PARTIAL", "FINAL", "INTERMEDIATE"}
@@ -504,7 +504,7 @@ func (v *trinoView) join(n *pnode, t *explain.TrinoNode) {
 	if len(j.other) > 0 {
 		args = append(args, "filterPredicate = "+v.conj(j.other))
 	}
-	if j.nested() && (j.typ == logical.InnerJoin || j.typ == logical.CrossJoin) && len(j.other) == 0 {
+	if j.nested() && (j.typ == fragment.JoinInner || j.typ == fragment.JoinCross) && len(j.other) == 0 {
 		name = "CrossJoin"
 	}
 	t.Header = name

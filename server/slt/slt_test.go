@@ -41,6 +41,10 @@ func startServer(t testing.TB) *sql.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
+	// Every plan of the corpus also goes through the independent checker.
+	if _, err := db.Exec("SET GLOBAL enable_plan_check = true"); err != nil {
+		t.Fatal(err)
+	}
 	return db
 }
 

@@ -23,6 +23,7 @@ const (
 //	DECIMAL(p,s) NEWDECIMAL(p+1+[s>0]), decimals s
 //	CHAR(n)      STRING(4n)  VARCHAR(n) VAR_STRING(4n)  STRING BLOB(2^32-1), all utf8mb4
 //	DATE         DATE(10)    DATETIME(s) DATETIME(19[+1+s]), decimals s, binary
+//	ARRAY/MAP/STRUCT STRING(2^24-1), utf8mb4, the value's Doris text
 //
 // NOT_NULL and PRI_KEY come from the column; UNSIGNED is never set.
 func field(c Column) *mysql.Field {
@@ -75,6 +76,9 @@ func field(c Column) *mysql.Field {
 			n += 1 + t.Scale
 		}
 		f.Type, f.ColumnLength, f.Decimal, f.Flag = mysql.MYSQL_TYPE_DATETIME, uint32(n), uint8(t.Scale), mysql.BINARY_FLAG
+	case types.Array, types.Map, types.Struct:
+		// Doris sends nested values as their text in a STRING column.
+		f.Type, f.ColumnLength, f.Charset = mysql.MYSQL_TYPE_STRING, 1<<24-1, collationUTF8MB4
 	default:
 		f.Type, f.Charset = mysql.MYSQL_TYPE_VAR_STRING, collationUTF8MB4
 	}

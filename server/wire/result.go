@@ -204,6 +204,8 @@ func appendTextRow(b []byte, cols []Column, arrs []arrow.Array, i int) []byte {
 			b = appendLenencString(b, types.FormatDate(int32(a.Value(i))))
 		case *array.Timestamp:
 			b = appendLenencString(b, types.FormatDateTime(int64(a.Value(i)), cols[j].Type.Scale))
+		case *array.List, *array.Map, *array.Struct:
+			b = appendLenencString(b, types.FormatNested(a, i, cols[j].Type))
 		default:
 			b = append(b, 0xfb)
 		}
@@ -282,6 +284,9 @@ func appendBinaryRow(b []byte, cols []Column, arrs []arrow.Array, i int) []byte 
 			b = append(b, byte(m), byte(d))
 		case *array.Timestamp:
 			b = appendBinaryDateTime(b, int64(a.Value(i)))
+		case *array.List, *array.Map, *array.Struct:
+			// Sent as text, as the text protocol does (a STRING column).
+			b = appendLenencString(b, types.FormatNested(a, i, cols[j].Type))
 		default:
 			null(j)
 		}

@@ -138,6 +138,8 @@ func (ev *evaluator) cast(a vec, from, to types.T, o castOpts) (vec, error) {
 		return ev.castToFloat(a, from, to, o)
 	case to.Kind == types.Decimal || to.Kind == types.LargeInt:
 		return ev.castToDecimal(a, from, to, o)
+	case to.IsNested():
+		return ev.castToNested(a, from, to, o)
 	case to.Kind == types.JSON:
 		return ev.castToJSON(a, from, o)
 	case to.IsString():
@@ -844,6 +846,10 @@ func (ev *evaluator) castToString(a vec, from, to types.T, o castOpts) (vec, err
 				s = "1"
 			}
 		default:
+			if from.IsNested() {
+				s = types.FormatNested(a.arr, i, from) // Doris's text, strings unescaped
+				break
+			}
 			s = types.DatumAt(a.arr, i, from).String()
 		}
 		if to.Length > 0 && (to.Kind != types.String) {

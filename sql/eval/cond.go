@@ -65,6 +65,9 @@ func (ev *evaluator) choose(t types.T, m int, srcs []vec, pick []int32) (vec, er
 		return chooseFixed[int64](ev, t, m, srcs, pick, valid, scalar), nil
 	case arrow.DECIMAL128:
 		return chooseFixed[num](ev, t, m, srcs, pick, valid, scalar), nil
+	case arrow.LIST, arrow.MAP, arrow.STRUCT:
+		valid.Release()
+		return ev.chooseNested(t, m, srcs, pick, scalar)
 	}
 	valid.Release()
 	return vec{}, sqlerr.Assertf("eval: choose %s", t)

@@ -43,7 +43,7 @@ var aggSpecs = map[string]aggSpec{
 	"max_by": {2, 2, 0, true}, "min_by": {2, 2, 0, true},
 
 	"topn": {2, 3, 1, true}, "collect_list": {1, 1, 0, true}, "collect_set": {1, 1, 0, true},
-	"count_by_enum": {1, -1, 0, true},
+	"count_by_enum": {1, -1, 0, true}, "histogram": {1, 2, 1, true},
 }
 
 // aggAliases are Doris's other names of the functions above.
@@ -55,6 +55,7 @@ var aggAliases = map[string]string{
 	"hll_raw_agg":           "hll_union",
 	"any":                   "any_value",
 	"array_agg":             "collect_list",
+	"hist":                  "histogram",
 }
 
 // AggFuncs are the aggregate function names the engine computes (canonical
@@ -146,13 +147,21 @@ func AggResultType(fn string, arg types.T) (types.T, error) {
 			return types.DoubleT, nil
 		}
 	case "min", "max", "max_by", "min_by":
-		if !arg.IsObject() && arg.Kind != types.JSON { // Doris orders neither
+		if !arg.IsOpaque() { // Doris orders none of them
 			return arg, nil
 		}
 	case "any_value":
 		return arg, nil
-	case "group_concat", "topn", "collect_list", "collect_set", "count_by_enum":
+	case "collect_list", "collect_set":
+		if !arg.IsObject() {
+			return types.ArrayOf(arg), nil
+		}
+	case "group_concat", "topn", "count_by_enum":
 		return types.StringT, nil
+	case "histogram":
+		if !arg.IsOpaque() {
+			return types.StringT, nil
+		}
 	case "stddev_pop", "stddev_samp", "var_pop", "var_samp", "corr", "covar_pop", "covar_samp",
 		"percentile", "percentile_approx", "median":
 		if arg.IsNumeric() || arg.Kind == types.Boolean || arg.Kind == types.Null || arg.IsString() {
@@ -210,7 +219,7 @@ func AggStateTypes(fn string, arg types.T, distinct bool) ([]types.T, error) {
 		return []types.T{types.BigIntT, types.DoubleT, types.DoubleT, types.DoubleT, types.DoubleT, types.DoubleT}, nil
 	case "percentile", "percentile_approx", "median", "ndv", "bitmap_union", "bitmap_union_count",
 		"bitmap_intersect", "group_bitmap_xor", "bitmap_union_int", "hll_union_agg", "hll_union",
-		"topn", "collect_list", "collect_set", "max_by", "min_by", "count_by_enum":
+		"topn", "collect_list", "collect_set", "max_by", "min_by", "count_by_enum", "histogram":
 		return []types.T{types.StringT}, nil
 	}
 	return []types.T{t}, nil

@@ -54,6 +54,10 @@ func CanonicalName(fn string) string {
 // result type and nullability.
 func NewCall(fn string, args ...Expr) (Expr, error) {
 	name := CanonicalName(fn)
+	if name == "concat_ws" && len(args) == 2 && args[1].Type().Kind == types.Array {
+		// Doris's concat_ws(sep, array) joins the elements, NULLs skipped.
+		name, args = "array_join", []Expr{args[1], args[0]}
+	}
 	def, ok := registry[name]
 	if !ok {
 		return nil, sqlerr.SPDoesNotExist.New(fn)

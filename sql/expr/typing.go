@@ -162,6 +162,8 @@ func AggregateType(ts ...types.T) types.T {
 
 func aggregate2(a, b types.T) types.T {
 	switch {
+	case a.IsNested() && a.Kind == b.Kind:
+		return aggregateNested(a, b)
 	case a.IsString() && b.IsString():
 		if a.Kind == types.String || b.Kind == types.String || a.Length == 0 || b.Length == 0 {
 			return types.StringT
@@ -198,4 +200,26 @@ func aggregate2(a, b types.T) types.T {
 		return types.FloatT
 	}
 	return types.DoubleT
+}
+
+// aggregateNested is the common type of two ARRAYs (MAPs, STRUCTs of as
+// many fields): element by element.
+func aggregateNested(a, b types.T) types.T {
+	switch a.Kind {
+	case types.Array:
+		return types.ArrayOf(AggregateType(a.Elem(), b.Elem()))
+	case types.Map:
+		ak, av := a.MapKV()
+		bk, bv := b.MapKV()
+		return types.MapOf(AggregateType(ak, bk), AggregateType(av, bv))
+	}
+	af, bf := a.Fields(), b.Fields()
+	if len(af) != len(bf) {
+		return a
+	}
+	fs := make([]types.Field, len(af))
+	for i := range af {
+		fs[i] = types.Field{Name: af[i].Name, T: AggregateType(af[i].T, bf[i].T)}
+	}
+	return types.StructOf(fs)
 }

@@ -117,9 +117,11 @@ const (
 	AddBackend AlterSystemOp = iota
 	DropBackend
 	DecommissionBackend
+	DropBackendForce   // ALTER SYSTEM DROPP BACKEND: even if it holds a tablet's last replica
+	CancelDecommission // CANCEL DECOMMISSION BACKEND
 )
 
-var alterSystemNames = [...]string{"ADD BACKEND", "DROP BACKEND", "DECOMMISSION BACKEND"}
+var alterSystemNames = [...]string{"ADD BACKEND", "DROP BACKEND", "DECOMMISSION BACKEND", "DROPP BACKEND", "CANCEL DECOMMISSION BACKEND"}
 
 func (o AlterSystemOp) String() string { return alterSystemNames[o] }
 

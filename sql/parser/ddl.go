@@ -203,6 +203,9 @@ func (c *cursor) columnType() types.T {
 		return types.T{}
 	}
 	name := t.upper()
+	if nt, ok := c.nestedType(name); ok {
+		return nt
+	}
 	var args []int
 	if c.peek().isP("(") {
 		c.next()

@@ -138,7 +138,9 @@ func TestCreateTableFallbackAndErrors(t *testing.T) {
 		t.Errorf("CREATE TABLE AS SELECT: want *CreateTableAs")
 	}
 	for _, sql := range []string{
-		"CREATE TABLE t (a ARRAY<INT>)", // JSON/JSONB are types now (issue 15); ARRAY is not yet
+		"CREATE TABLE t (a ARRAY<INT)", // ARRAY/MAP/STRUCT are types now (issue 15): their syntax still is checked
+		"CREATE TABLE t (m MAP<INT>)",
+		"CREATE TABLE t (s STRUCT<a INT>)",
 		"CREATE TABLE t (a INT) DISTRIBUTED BY HASH(a) BUCKETS 0",
 		"CREATE TABLE t (a DECIMAL(40, 2))",
 		"CREATE TABLE t (a DECIMAL(4, 5))",

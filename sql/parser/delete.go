@@ -56,6 +56,34 @@ func (c *cursor) deletePartitions(toks []token) (st Statement, ok bool, err erro
 	return v, true, nil
 }
 
+// deleteUsingAlias rewrites Doris's DELETE FROM [db.]t alias USING items
+// WHERE … into MySQL's DELETE alias FROM [db.]t AS alias, items WHERE …,
+// which vitess reads and which means the same (the rows of t the join
+// matches); ok is false for any other statement.
+func (c *cursor) deleteUsingAlias() (string, bool) {
+	c.i = 1
+	if !c.accept("FROM") {
+		return "", false
+	}
+	start := c.peek()
+	c.qualified()
+	if c.err != nil {
+		return "", false
+	}
+	end := c.toks[c.i-1].end
+	c.accept("AS")
+	a := c.peek()
+	if a.kind != tkIdent || a.is("USING") || a.is("WHERE") || a.is("PARTITION") || a.is("PARTITIONS") || a.is("TEMPORARY") {
+		return "", false
+	}
+	c.i++
+	using := c.peek()
+	if !using.is("USING") || c.err != nil {
+		return "", false
+	}
+	return "DELETE " + a.val + " FROM " + c.src[start.pos:end] + " AS " + a.val + ", " + c.src[using.end:], true
+}
+
 // ShowDelete is SHOW DELETE [FROM db].
 type ShowDelete struct{ DB string }
 

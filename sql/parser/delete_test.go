@@ -56,3 +56,23 @@ func TestDeletePartitions(t *testing.T) {
 		}
 	}
 }
+
+// TestDeleteUsingAlias: Doris's DELETE FROM t alias USING … reads as
+// MySQL's DELETE alias FROM t AS alias, … (the same rows), the text kept.
+func TestDeleteUsingAlias(t *testing.T) {
+	for _, tc := range []struct{ sql, want string }{
+		{"DELETE FROM t t1a USING t2 JOIN t4 ON t2.id = t4.id WHERE t1a.id = t2.id",
+			"delete t1a from t as t1a, t2 join t4 on t2.id = t4.id where t1a.id = t2.id"},
+		{"delete from db.t as x using y where x.a = y.a", "delete x from db.t as x, y where x.a = y.a"},
+		{"DELETE FROM t USING t2 WHERE t.k = t2.k", "delete t from t2 where t.k = t2.k"},
+	} {
+		st, err := ParseOne(tc.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.sql, err)
+		}
+		v := st.(*Vitess)
+		if got := sqlparser.String(v.AST); got != tc.want || v.Text != tc.sql {
+			t.Errorf("%s: parsed as %q (text %q), want %q", tc.sql, got, v.Text, tc.want)
+		}
+	}
+}

@@ -21,7 +21,9 @@
 //     ALTER SYSTEM ... BACKEND, SHOW BACKENDS/TABLETS/PARTITIONS/PROC/CREATE
 //     TABLE, EXPLAIN [VERBOSE|ANALYZE|(TYPE DISTRIBUTED)], CREATE/DROP USER,
 //     SET PASSWORD, GRANT/REVOKE of privileges and roles, CREATE/DROP ROLE,
-//     SHOW [ALL] GRANTS, SHOW ROLES (grant.go) and ADMIN ... (kept as text).
+//     SHOW [ALL] GRANTS, SHOW ROLES (grant.go), the statistics statements
+//     ANALYZE TABLE, SHOW COLUMN/TABLE STATS, SHOW ANALYZE and DROP STATS
+//     (stats.go), and ADMIN ... (kept as text).
 //
 // Hints are blanked (overwritten with spaces), never cut out, so every
 // offset vitess reports is an offset into the user's text and syntax errors

@@ -87,12 +87,20 @@ func (c *cursor) alterSystem() (Statement, error) {
 		st.Op = AddBackend
 	case "DROP":
 		st.Op = DropBackend
+	case "DROPP":
+		st.Op = DropBackendForce
 	case "DECOMMISSION":
 		st.Op = DecommissionBackend
 	default:
 		c.fail(op)
 	}
 	c.expect("BACKEND")
+	return c.backendList(st)
+}
+
+// backendList reads the "h:p"[, ...] list ending ALTER SYSTEM and CANCEL
+// DECOMMISSION BACKEND.
+func (c *cursor) backendList(st *AlterSystem) (Statement, error) {
 	for c.err == nil {
 		st.HostPorts = append(st.HostPorts, c.str())
 		if !c.acceptP(",") {

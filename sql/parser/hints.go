@@ -7,6 +7,7 @@ import (
 
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/dorisgo/dorisgo/sql/hint"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 )
 
@@ -14,11 +15,11 @@ import (
 type Hints struct {
 	// Join holds `JOIN [shuffle] t` / `JOIN /*+ shuffle */ t` hints, keyed by
 	// the join they follow.
-	Join map[*sqlparser.JoinTableExpr]JoinHint
+	Join map[*sqlparser.JoinTableExpr]hint.Join
 	// SetVars are SELECT /*+ SET_VAR(k = v, ...) */ assignments, in order.
 	SetVars []SetVar
 	// Spark are SELECT /*+ BROADCAST(t) ... */ hints, in order.
-	Spark []SparkHint
+	Spark []hint.Spark
 	// MaxExecutionMs is MySQL's MAX_EXECUTION_TIME(ms) (0: none): the
 	// statement's timeout.
 	MaxExecutionMs int64
@@ -29,59 +30,13 @@ type Hints struct {
 	Ignored []string
 }
 
-// JoinHintKind is a Doris join distribution hint.
-type JoinHintKind uint8
-
-const (
-	HintShuffle JoinHintKind = iota
-	HintBroadcast
-	HintBucket
-	HintColocate
-)
-
-var joinHintNames = [...]string{"shuffle", "broadcast", "bucket", "colocate"}
-
-func (k JoinHintKind) String() string { return joinHintNames[k] }
-
-// JoinHint is one join's hint. Text is the canonical bracket form, e.g.
-// "[shuffle]", whichever way it was written, as EXPLAIN prints it.
-type JoinHint struct {
-	Kind JoinHintKind
-	Text string
-}
-
-// SparkKind is a Spark join strategy hint family.
-type SparkKind uint8
-
-const (
-	SparkBroadcast SparkKind = iota
-	SparkShuffleHash
-	SparkMerge
-	SparkShuffleReplicateNL
-)
-
-var sparkKindNames = [...]string{"BROADCAST", "SHUFFLE_HASH", "MERGE", "SHUFFLE_REPLICATE_NL"}
-
-func (k SparkKind) String() string { return sparkKindNames[k] }
-
 // sparkNames maps every accepted spelling (upper-case) to its family.
-var sparkNames = map[string]SparkKind{
-	"BROADCAST": SparkBroadcast, "BROADCASTJOIN": SparkBroadcast, "MAPJOIN": SparkBroadcast,
-	"SHUFFLE_HASH": SparkShuffleHash,
-	"MERGE":        SparkMerge, "SHUFFLE_MERGE": SparkMerge, "MERGEJOIN": SparkMerge,
-	"SHUFFLE_REPLICATE_NL": SparkShuffleReplicateNL,
+var sparkNames = map[string]hint.SparkKind{
+	"BROADCAST": hint.SparkBroadcast, "BROADCASTJOIN": hint.SparkBroadcast, "MAPJOIN": hint.SparkBroadcast,
+	"SHUFFLE_HASH": hint.SparkShuffleHash,
+	"MERGE":        hint.SparkMerge, "SHUFFLE_MERGE": hint.SparkMerge, "MERGEJOIN": hint.SparkMerge,
+	"SHUFFLE_REPLICATE_NL": hint.SparkShuffleReplicateNL,
 }
-
-// SparkHint is one Spark hint. Name is the spelling used, upper-cased
-// (e.g. BROADCASTJOIN); Tables are the names inside the parentheses.
-type SparkHint struct {
-	Kind   SparkKind
-	Name   string
-	Tables []string
-}
-
-// String renders the hint as EXPLAIN's "hint: ... ignored" line quotes it.
-func (h SparkHint) String() string { return h.Name + "(" + strings.Join(h.Tables, ", ") + ")" }
 
 // SetVar is one SET_VAR assignment; Value is the literal without quotes.
 type SetVar struct {
@@ -93,7 +48,7 @@ type SetVar struct {
 // join hints keyed by the ordinal of the JOIN keyword they followed.
 type hintScan struct {
 	*Hints
-	byJoin  map[int]JoinHint
+	byJoin  map[int]hint.Join
 	nJoins  int
 	anyName string // the first join hint's name, for a mismatch error
 	// semi are the LEFT|RIGHT SEMI|ANTI joins by JOIN ordinal (semijoin.go).
@@ -128,7 +83,7 @@ func extractHints(text string, toks []token, blank [][2]int) (string, *hintScan,
 		wipe(r[0], r[1])
 		skipTo = max(skipTo, r[1])
 	}
-	hs := &hintScan{Hints: &Hints{}, byJoin: map[int]JoinHint{}, semi: map[int]semiJoin{}, text: text}
+	hs := &hintScan{Hints: &Hints{}, byJoin: map[int]hint.Join{}, semi: map[int]semiJoin{}, text: text}
 	prev := ""
 	var pendingSemi *semiJoin // a SEMI/ANTI word waiting for its JOIN
 	for i := 0; i < len(toks); i++ {
@@ -176,8 +131,12 @@ func extractHints(text string, toks []token, blank [][2]int) (string, *hintScan,
 			}
 			i = j - 1
 		case t.isP("["):
-			if n := toks[i+1]; n.kind == tkIdent {
-				return "", nil, invalidHint(n.val)
+			// A join hint away from its JOIN is an error; any other
+			// [x] is an array literal ([NULL], [col]).
+			if n := toks[i+1]; n.kind == tkIdent && i+2 < len(toks) && toks[i+2].isP("]") {
+				if _, known := hint.JoinKindNamed(n.val); known {
+					return "", nil, invalidHint(n.val)
+				}
 			}
 		case t.isHint():
 			if !statementHintAfter[prev] {
@@ -223,19 +182,14 @@ func hintBody(t token) string {
 }
 
 func (hs *hintScan) addJoinHint(ord int, name string) error {
-	kind := -1
-	for k, n := range joinHintNames {
-		if strings.EqualFold(n, name) {
-			kind = k
-		}
-	}
-	if _, dup := hs.byJoin[ord]; dup || kind < 0 {
+	kind, ok := hint.JoinKindNamed(name)
+	if _, dup := hs.byJoin[ord]; dup || !ok {
 		return invalidHint(name)
 	}
 	if hs.anyName == "" {
 		hs.anyName = name
 	}
-	hs.byJoin[ord] = JoinHint{Kind: JoinHintKind(kind), Text: "[" + joinHintNames[kind] + "]"}
+	hs.byJoin[ord] = hint.Join{Kind: kind, Text: "[" + kind.String() + "]"}
 	return nil
 }
 
@@ -296,7 +250,7 @@ func (hs *hintScan) statementHints(text string, t token) error {
 			hs.Ignored = append(hs.Ignored, text[nt.pos:end])
 			continue
 		}
-		h := SparkHint{Kind: kind, Name: name}
+		h := hint.Spark{Kind: kind, Name: name}
 		if c.acceptP("(") {
 			for c.err == nil && !c.acceptP(")") {
 				tbl := c.ident()
@@ -334,7 +288,7 @@ func (hs *hintScan) attach(ast sqlparser.Statement) error {
 	if len(hs.byJoin) == 0 {
 		return nil
 	}
-	hs.Join = make(map[*sqlparser.JoinTableExpr]JoinHint, len(hs.byJoin))
+	hs.Join = make(map[*sqlparser.JoinTableExpr]hint.Join, len(hs.byJoin))
 	for ord, h := range hs.byJoin {
 		hs.Join[joins[ord]] = h
 	}

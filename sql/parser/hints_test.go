@@ -8,6 +8,7 @@ import (
 
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/dorisgo/dorisgo/sql/hint"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 )
 
@@ -97,7 +98,7 @@ func TestJoinHints(t *testing.T) {
 func TestJoinHintKinds(t *testing.T) {
 	v := mustOne(t, "SELECT * FROM a JOIN [Broadcast] b ON a.x = b.x").(*Vitess)
 	for _, h := range v.Hints.Join {
-		if h.Kind != HintBroadcast || h.Kind.String() != "broadcast" || h.Text != "[broadcast]" {
+		if h.Kind != hint.Broadcast || h.Kind.String() != "broadcast" || h.Text != "[broadcast]" {
 			t.Errorf("got %+v", h)
 		}
 	}
@@ -107,22 +108,22 @@ func TestStatementHints(t *testing.T) {
 	for _, tc := range []struct {
 		sql   string
 		vars  []SetVar
-		spark []SparkHint
+		spark []hint.Spark
 	}{
 		{"SELECT /*+ SET_VAR(disable_join_reorder = true, exec_mem_limit=1024) */ 1",
 			[]SetVar{{"disable_join_reorder", "true"}, {"exec_mem_limit", "1024"}}, nil},
 		{"SELECT /*+ SET_VAR(prefer_join_method = 'shuffle', x = -1.5) */ 1",
 			[]SetVar{{"prefer_join_method", "shuffle"}, {"x", "-1.5"}}, nil},
 		{"SELECT /*+ BROADCAST(t1), MERGE(t2, db.t3) */ * FROM t1 JOIN t2 ON t1.a = t2.a",
-			nil, []SparkHint{{SparkBroadcast, "BROADCAST", []string{"t1"}}, {SparkMerge, "MERGE", []string{"t2", "db.t3"}}}},
+			nil, []hint.Spark{{Kind: hint.SparkBroadcast, Name: "BROADCAST", Tables: []string{"t1"}}, {Kind: hint.SparkMerge, Name: "MERGE", Tables: []string{"t2", "db.t3"}}}},
 		{"select /*+ broadcastjoin(b) mapjoin(c) SHUFFLE_MERGE(d) mergejoin(e) shuffle_hash(f) SHUFFLE_REPLICATE_NL(g) */ 1",
-			nil, []SparkHint{
-				{SparkBroadcast, "BROADCASTJOIN", []string{"b"}}, {SparkBroadcast, "MAPJOIN", []string{"c"}},
-				{SparkMerge, "SHUFFLE_MERGE", []string{"d"}}, {SparkMerge, "MERGEJOIN", []string{"e"}},
-				{SparkShuffleHash, "SHUFFLE_HASH", []string{"f"}}, {SparkShuffleReplicateNL, "SHUFFLE_REPLICATE_NL", []string{"g"}}}},
-		{"SELECT /*+ SET_VAR(a=1) BROADCAST(t) */ * FROM t", []SetVar{{"a", "1"}}, []SparkHint{{SparkBroadcast, "BROADCAST", []string{"t"}}}},
+			nil, []hint.Spark{
+				{Kind: hint.SparkBroadcast, Name: "BROADCASTJOIN", Tables: []string{"b"}}, {Kind: hint.SparkBroadcast, Name: "MAPJOIN", Tables: []string{"c"}},
+				{Kind: hint.SparkMerge, Name: "SHUFFLE_MERGE", Tables: []string{"d"}}, {Kind: hint.SparkMerge, Name: "MERGEJOIN", Tables: []string{"e"}},
+				{Kind: hint.SparkShuffleHash, Name: "SHUFFLE_HASH", Tables: []string{"f"}}, {Kind: hint.SparkShuffleReplicateNL, Name: "SHUFFLE_REPLICATE_NL", Tables: []string{"g"}}}},
+		{"SELECT /*+ SET_VAR(a=1) BROADCAST(t) */ * FROM t", []SetVar{{"a", "1"}}, []hint.Spark{{Kind: hint.SparkBroadcast, Name: "BROADCAST", Tables: []string{"t"}}}},
 		{"SELECT * FROM (SELECT /*+ BROADCAST(u) */ * FROM t JOIN u ON t.a = u.a) s",
-			nil, []SparkHint{{SparkBroadcast, "BROADCAST", []string{"u"}}}},
+			nil, []hint.Spark{{Kind: hint.SparkBroadcast, Name: "BROADCAST", Tables: []string{"u"}}}},
 		{"SELECT /* SET_VAR(a=1) plain comment */ 1", nil, nil},
 	} {
 		v := mustOne(t, tc.sql).(*Vitess)
@@ -133,7 +134,7 @@ func TestStatementHints(t *testing.T) {
 			t.Errorf("%q: hint comment left in the AST", tc.sql)
 		}
 	}
-	if s := (SparkHint{SparkMerge, "MERGEJOIN", []string{"a", "b"}}).String(); s != "MERGEJOIN(a, b)" {
+	if s := (hint.Spark{Kind: hint.SparkMerge, Name: "MERGEJOIN", Tables: []string{"a", "b"}}).String(); s != "MERGEJOIN(a, b)" {
 		t.Errorf("SparkHint.String() = %q", s)
 	}
 }

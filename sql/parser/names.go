@@ -47,6 +47,12 @@ func checkNames(st Statement) error {
 		return checkIdents(names...)
 	case *ShowTablets:
 		return checkIdents(x.DB, x.Table)
+	case *Analyze:
+		return checkIdents(append([]string{x.DB, x.Table}, x.Columns...)...)
+	case *ShowColumnStats:
+		return checkIdents(append([]string{x.DB, x.Table}, x.Columns...)...)
+	case *DropStats:
+		return checkIdents(append([]string{x.DB, x.Table}, x.Columns...)...)
 	case *ShowPartitions:
 		return checkIdents(x.DB, x.Table)
 	case *ShowCreateTable:

@@ -98,14 +98,35 @@ func parseStatement(text string) (Statement, error) {
 		if w(1) == "ROLE" {
 			return c.dropRole()
 		}
+		if w(1) == "STATS" {
+			c.i = 2
+			return c.dropStats()
+		}
 		if span, ok := dropForce(sig); ok {
 			return parseVitess(text, toks, [][2]int{span})
 		}
+	case "KILL":
+		if w(1) == "ANALYZE" {
+			return nil, sqlerr.NotSupportedYet.New("KILL ANALYZE (an ANALYZE job runs to its end)")
+		}
+	case "ANALYZE":
+		if w(1) == "TABLE" {
+			c.i = 1
+			return c.analyze()
+		}
+		return nil, sqlerr.NotSupportedYet.New("ANALYZE " + w(1) + " (only ANALYZE TABLE t [(c, ...)] [WITH SYNC] [WITH SAMPLE ...])")
 	case "GRANT", "REVOKE":
 		return c.grant(w(0) == "REVOKE")
 	case "ADMIN":
 		return &Admin{Text: text}, nil
 	case "DELETE":
+		if rewritten, ok := (&cursor{src: text, toks: sig}).deleteUsingAlias(); ok {
+			st, err := parseVitess(rewritten, lex(rewritten), nil)
+			if v, isV := st.(*Vitess); isV && err == nil {
+				v.Text = text
+			}
+			return st, err
+		}
 		if st, ok, err := c.deletePartitions(toks); ok {
 			return st, err
 		}
@@ -148,6 +169,10 @@ func parseStatement(text string) (Statement, error) {
 		if w(1) == "ALTER" {
 			return &AlterJobs{Text: strings.Join(strings.Fields(text), " ")}, nil
 		}
+		if w(1) == "DECOMMISSION" && w(2) == "BACKEND" {
+			c.i = 3
+			return c.backendList(&AlterSystem{Op: CancelDecommission})
+		}
 	case "SAVEPOINT", "RELEASE":
 		return &TxnStmt{Op: TxnBegin, Unsupported: strings.Join(strings.Fields(text), " ")}, nil
 	case "SET":
@@ -166,6 +191,24 @@ func parseStatement(text string) (Statement, error) {
 				return &ShowAlterColumn{ShowLoad: *st.(*ShowLoad)}, nil
 			}
 			return &AlterJobs{Text: strings.Join(strings.Fields(text), " ")}, nil
+		case "AUTO":
+			if w(2) == "ANALYZE" {
+				return nil, sqlerr.NotSupportedYet.New("SHOW AUTO ANALYZE (SHOW ANALYZE lists the automatic jobs too)")
+			}
+		case "COLUMN", "TABLE":
+			if w(1) == "COLUMN" && w(2) == "CACHED" && w(3) == "STATS" {
+				return nil, sqlerr.NotSupportedYet.New("SHOW COLUMN CACHED STATS (SHOW COLUMN STATS shows what the planner uses)")
+			}
+			if w(2) == "STATS" {
+				c.i = 3
+				if w(1) == "COLUMN" {
+					return c.showColumnStats()
+				}
+				return c.showTableStats()
+			}
+		case "ANALYZE":
+			c.i = 2
+			return c.showAnalyze()
 		case "BACKENDS":
 			c.i = 2
 			return &ShowBackends{}, c.end()
@@ -249,6 +292,9 @@ func parseStatement(text string) (Statement, error) {
 // listed in blank) replaced by spaces, so that every byte offset vitess
 // reports is also an offset into the user's text.
 func parseVitess(text string, toks []token, blank [][2]int) (Statement, error) {
+	if lateralView(toks) {
+		return nil, sqlerr.NotSupportedYet.New("LATERAL VIEW (explode and the other table functions of arrays)")
+	}
 	clean, hints, err := extractHints(text, toks, blank)
 	if err != nil {
 		return nil, err

@@ -107,6 +107,8 @@ func TestDorisStatements(t *testing.T) {
 		{`ALTER SYSTEM ADD BACKEND "127.0.0.1:9050"`, &AlterSystem{Op: AddBackend, HostPorts: []string{"127.0.0.1:9050"}}},
 		{`ALTER SYSTEM DROP BACKEND "h1:1", "h2:2"`, &AlterSystem{Op: DropBackend, HostPorts: []string{"h1:1", "h2:2"}}},
 		{`ALTER SYSTEM DECOMMISSION BACKEND 'h:1'`, &AlterSystem{Op: DecommissionBackend, HostPorts: []string{"h:1"}}},
+		{`ALTER SYSTEM DROPP BACKEND "h:1"`, &AlterSystem{Op: DropBackendForce, HostPorts: []string{"h:1"}}},
+		{`CANCEL DECOMMISSION BACKEND "h:1", "h:2"`, &AlterSystem{Op: CancelDecommission, HostPorts: []string{"h:1", "h:2"}}},
 		{`ALTER TABLE d.t SET ("colocate_with" = "g1")`, &AlterTableSet{DB: "d", Table: "t", Properties: map[string]string{"colocate_with": "g1"}}},
 		{`ALTER TABLE t SET ("Colocate_With" = "")`, &AlterTableSet{Table: "t", Properties: map[string]string{"colocate_with": ""}}},
 		{"CREATE USER 'u'@'h' IDENTIFIED BY 'pw'", &CreateUser{User: "u", Host: "h", Password: "pw"}},

@@ -35,6 +35,7 @@ func rewriteRollup(s string) (string, []insertion) {
 	toks := significant(lex(s))
 	var ins []insertion
 	b := []byte(s)
+	nested := nestedRewrites(toks, b) // after the others at one offset: innermost
 	for i := 0; i+1 < len(toks); i++ {
 		switch {
 		case toks[i].is("WITH") && toks[i+1].is("ROLLUP"):
@@ -103,6 +104,7 @@ func rewriteRollup(s string) (string, []insertion) {
 			ins = append(ins, emptySets(toks, i+2)...)
 		}
 	}
+	ins = append(ins, nested...)
 	if len(ins) == 0 {
 		return string(b), nil // GROUPING SETS without "()" only overwrites
 	}

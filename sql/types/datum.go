@@ -99,7 +99,7 @@ func (d Datum) String() string {
 		return FormatFloat(d.F, 64)
 	case Decimal:
 		return FormatDecimal(d.Dec, d.T.Scale)
-	case Char, Varchar, String, JSON:
+	case Char, Varchar, String, JSON, Array, Map, Struct:
 		return d.S
 	case Date:
 		return FormatDate(int32(d.I))
@@ -510,6 +510,10 @@ func DatumAt(arr arrow.Array, i int, t T) Datum {
 		return NullDatum(t)
 	}
 	d := Datum{T: t}
+	if t.IsNested() {
+		d.S = nestedDatumText(arr, i, t)
+		return d
+	}
 	switch a := arr.(type) {
 	case *array.Boolean:
 		if a.Value(i) {
@@ -572,6 +576,12 @@ func AppendDatum(b array.Builder, d Datum) {
 		bb.Append(arrow.Timestamp(d.I))
 	case *array.NullBuilder:
 		bb.AppendNull()
+	case *array.ListBuilder, *array.MapBuilder, *array.StructBuilder:
+		if !d.T.IsNested() {
+			b.AppendNull() // not a nested value: casts convert before this
+			return
+		}
+		AppendNested(b, d.S, d.T)
 	default:
 		panic(fmt.Sprintf("types: AppendDatum to %T", b))
 	}

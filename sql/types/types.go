@@ -66,7 +66,7 @@ var kindNames = [...]string{
 	Null: "NULL", Boolean: "BOOLEAN", TinyInt: "TINYINT", SmallInt: "SMALLINT", Int: "INT",
 	BigInt: "BIGINT", LargeInt: "LARGEINT", Float: "FLOAT", Double: "DOUBLE", Decimal: "DECIMAL",
 	Char: "CHAR", Varchar: "VARCHAR", String: "STRING", Date: "DATE", DateTime: "DATETIME",
-	Bitmap: "BITMAP", HLL: "HLL", JSON: "JSON",
+	Bitmap: "BITMAP", HLL: "HLL", JSON: "JSON", Array: "ARRAY", Map: "MAP", Struct: "STRUCT",
 }
 
 func (k Kind) String() string {
@@ -89,6 +89,8 @@ type T struct {
 	Precision int  `json:"p,omitempty"`
 	Scale     int  `json:"s,omitempty"`
 	Length    int  `json:"l,omitempty"`
+	// Sub is a nested type's element types as type text (nested.go).
+	Sub string `json:"sub,omitempty"`
 }
 
 // Convenience constructors for the fixed types.
@@ -130,12 +132,19 @@ func (t T) String() string {
 		if t.Scale > 0 {
 			return fmt.Sprintf("DATETIME(%d)", t.Scale)
 		}
+	case Array, Map, Struct:
+		return nestedString(t)
 	}
 	return t.Kind.String()
 }
 
 // Lower is the lower-case spelling used in DESC and information_schema.
-func (t T) Lower() string { return strings.ToLower(t.String()) }
+func (t T) Lower() string {
+	if t.IsNested() {
+		return nestedLower(t) // STRUCT field names keep their case
+	}
+	return strings.ToLower(t.String())
+}
 
 // IsInteger reports TINYINT..LARGEINT (BOOLEAN excluded).
 func (t T) IsInteger() bool { return t.Kind >= TinyInt && t.Kind <= LargeInt }
@@ -147,8 +156,8 @@ func (t T) IsNumeric() bool { return t.Kind >= TinyInt && t.Kind <= Decimal }
 func (t T) IsFloat() bool { return t.Kind == Float || t.Kind == Double }
 
 // IsOpaque reports the types Doris reads only through their functions
-// (BITMAP, HLL, JSON): never compared, grouped or ordered.
-func (t T) IsOpaque() bool { return t.IsObject() || t.Kind == JSON }
+// (BITMAP, HLL, JSON, ARRAY, MAP, STRUCT): never compared, grouped or ordered.
+func (t T) IsOpaque() bool { return t.IsObject() || t.Kind == JSON || t.IsNested() }
 
 // IsString reports CHAR, VARCHAR and STRING.
 func (t T) IsString() bool { return t.Kind == Char || t.Kind == Varchar || t.Kind == String }
@@ -171,6 +180,9 @@ func (t T) SameFamily(o T) bool {
 	}
 	if t.Kind == Decimal {
 		return t.Precision == o.Precision && t.Scale == o.Scale
+	}
+	if t.IsNested() {
+		return t.Sub == o.Sub
 	}
 	if t.Kind == DateTime {
 		// Same Timestamp(µs) array, but a DATETIME(p) column holds values
@@ -232,6 +244,8 @@ func (t T) Arrow() arrow.DataType {
 		return arrow.FixedWidthTypes.Date32
 	case DateTime:
 		return timestampUS
+	case Array, Map, Struct:
+		return nestedArrow(t)
 	}
 	panic(fmt.Sprintf("types: no arrow type for %v", t))
 }

@@ -42,6 +42,9 @@ type config struct {
 	reportJoins bool
 	// reportWrites runs the write-path report after the ssb suite.
 	reportWrites bool
+	// reportQError measures estimate q-errors before and after ANALYZE
+	// instead of timing the queries (qerror.go).
+	reportQError bool
 	only         string
 	connect      string // "mysqlPort,httpPort[,pid]" of a running dorisgo
 	skipLoad     bool
@@ -65,7 +68,7 @@ func main() {
 	flag.DurationVar(&c.timeout, "timeout", 120*time.Second, "per-query timeout for dorisgo and DuckDB")
 	flag.DurationVar(&c.gmsTimeout, "gms-timeout", 60*time.Second, "per-query timeout for go-mysql-server")
 	flag.BoolVar(&c.skipGMS, "skip-gms", false, "do not run go-mysql-server")
-	flag.StringVar(&rep, "report", "", "extra report: joins, or writes (INSERT … SELECT, UPDATE, DELETE after the ssb suite)")
+	flag.StringVar(&rep, "report", "", "extra report: joins, writes (INSERT … SELECT, UPDATE, DELETE after the ssb suite), or qerror (estimates vs actual rows per operator, before and after ANALYZE; no timings)")
 	flag.StringVar(&c.only, "query", "", "run only these queries (comma list, e.g. Q1.1,Q3)")
 	flag.StringVar(&c.connect, "connect", "", "use a running dorisgo on 127.0.0.1: \"mysqlPort,httpPort[,pid]\" (pid: report its peak RSS)")
 	flag.BoolVar(&c.skipLoad, "skip-load", false, "do not load dorisgo (with -connect: the suites' databases are already loaded)")
@@ -74,6 +77,9 @@ func main() {
 	c.suites = strings.Split(suites, ",")
 	c.reportJoins = rep == "joins"
 	c.reportWrites = rep == "writes"
+	if c.reportQError = rep == "qerror"; c.reportQError {
+		c.skipDuck, c.skipGMS = true, true
+	}
 	if c.reportWrites && !strings.Contains(","+suites+",", ",ssb,") {
 		log.Fatal("-report writes needs the ssb suite")
 	}
@@ -165,6 +171,14 @@ func run(c config) error {
 			if err := duck.Exec("SET schema = '" + name + "'"); err != nil {
 				return err
 			}
+		}
+		if c.reportQError {
+			rows, err := qerrorReport(d, suite, c.only)
+			r.QErrors = append(r.QErrors, rows...)
+			if err != nil {
+				return err
+			}
+			continue
 		}
 		// go-mysql-server loads and runs after every dorisgo and DuckDB run
 		// of the suite, and drops the suite after: its tables live in this

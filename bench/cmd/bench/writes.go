@@ -45,7 +45,7 @@ func writesReport(c config, d *engine.Dorisgo, duck *engine.DuckDB) (rows []repo
 			exec func(string) error
 			sql  []string
 		}{{"dorisgo", d.Exec, dorisSQL}, {"duckdb", duckExec(duck), duckSQL}} {
-			if e.exec == nil {
+			if e.exec == nil || e.sql == nil {
 				continue
 			}
 			t0 := time.Now()
@@ -102,6 +102,31 @@ func writesReport(c config, d *engine.Dorisgo, duck *engine.DuckDB) (rows []repo
 		return nil, nil, nil, err
 	}
 	checkSame(d, duck, "SELECT sum(lo_quantity), count(*) FROM lineorder_u", &rows)
+
+	// The same on a merge-on-read copy (UNIQUE KEY tables merge on write
+	// by default): the UPDATE, then a scan of each, timed in this run.
+	morDDL := strings.Replace(strings.Replace(uniqueDDL, "lineorder_u", "lineorder_umor", 1),
+		"PROPERTIES (", `PROPERTIES ("enable_unique_key_merge_on_write" = "false", `, 1)
+	if err := step("fill UNIQUE KEY merge-on-read copy", "SELECT count(*) FROM lineorder_umor",
+		[]string{"DROP TABLE IF EXISTS lineorder_umor", morDDL, strings.Replace(fill, "lineorder_u", "lineorder_umor", 1)}, nil); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := step("UPDATE 1/6 of the merge-on-read copy", "SELECT count(*) FROM lineorder_umor WHERE lo_orderkey % 60 = 0",
+		[]string{strings.Replace(upd, "lineorder_u", "lineorder_umor", 1)}, nil); err != nil {
+		return nil, nil, nil, err
+	}
+	scan := "SELECT sum(lo_revenue), count(*) FROM %s WHERE lo_quantity > 25"
+	for _, tb := range []string{"lineorder_u", "lineorder_umor"} {
+		name := "scan merge-on-write copy after UPDATE"
+		if tb == "lineorder_umor" {
+			name = "scan merge-on-read copy after UPDATE"
+		}
+		if err := step(name, "SELECT count(*) FROM "+tb, []string{fmt.Sprintf(scan, tb)}, nil); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	logRatio(rows, "UPDATE 1/6 of the UNIQUE KEY copy", "UPDATE 1/6 of the merge-on-read copy")
+	logRatio(rows, "scan merge-on-write copy after UPDATE", "scan merge-on-read copy after UPDATE")
 
 	ssb := func() []report.QueryResult {
 		var out []report.QueryResult
@@ -182,5 +207,25 @@ func printWrites(rows []report.WriteRow, before, after []report.QueryResult) {
 	}
 	if n > 0 {
 		fmt.Printf("| geomean | | | %.3f | %.3f | |\n", math.Exp(logd/float64(n)), math.Exp(logk/float64(n)))
+	}
+}
+
+// logRatio logs dorisgo's time of step a over step b (measured in the
+// same run).
+func logRatio(rows []report.WriteRow, a, b string) {
+	var ta, tb float64
+	for _, r := range rows {
+		if r.Engine != "dorisgo" || r.Error != "" {
+			continue
+		}
+		switch r.Step {
+		case a:
+			ta = r.Seconds
+		case b:
+			tb = r.Seconds
+		}
+	}
+	if ta > 0 && tb > 0 {
+		log.Printf("writes: %s / %s = %.2f", a, b, ta/tb)
 	}
 }

@@ -1,0 +1,30 @@
+package server
+
+import (
+	"context"
+
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/execution/coord"
+	"github.com/dorisgo/dorisgo/server/wire"
+	"github.com/dorisgo/dorisgo/sql/parser"
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+// showHidden reports show_hidden_columns (DESC lists hidden columns).
+func (s *Session) showHidden() bool { return s.vars.get("show_hidden_columns") == "true" }
+
+// deleteSign runs a DELETE on a UNIQUE KEY table as Doris's
+// DeleteFromUsingCommand: one load of the matched rows with the delete
+// sign set (bind.BindDeleteSign), answered with the rows it wrote.
+func (s *Session) deleteSign(ctx context.Context, st *parser.Vitess, n *sqlparser.Delete, params []types.Datum) func(wire.ResultWriter) error {
+	return func(w wire.ResultWriter) error {
+		ins, err := newBinder(s, params).BindDeleteSign(n)
+		if err != nil {
+			return err
+		}
+		ctx = coord.WithLoadInfo(ctx, catalog.TxnInfo{User: s.acct.user})
+		return s.runInsert(ctx, st, ins, w)
+	}
+}

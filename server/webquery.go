@@ -1,0 +1,158 @@
+package server
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/dorisgo/dorisgo/execution/coord"
+	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/planner/fragment"
+	"github.com/dorisgo/dorisgo/planner/physical"
+	"github.com/dorisgo/dorisgo/server/webui"
+)
+
+// planRun is a running query's plan and its root, whose counters the web
+// UI's query page polls (coord.Query.Profile: fragment 0's operators and
+// receiving exchanges live, the backends' instances as they report).
+type planRun struct {
+	graph *physical.Graph
+	root  interface{ Profile() *coord.Profile }
+}
+
+func (r *planRun) profile() *coord.Profile { return r.root.Profile() }
+
+// live is what the query did so far, the backends' running instances
+// included when the root can ask them (coord.Query.LiveProfile).
+func (r *planRun) live(ctx context.Context) *coord.Profile {
+	if l, ok := r.root.(interface {
+		LiveProfile(context.Context) *coord.Profile
+	}); ok {
+		ctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		return l.LiveProfile(ctx)
+	}
+	return r.profile()
+}
+
+// trackRun makes the running statement's plan visible to the web UI until
+// it finishes (its profile keeps the last counters).
+func (s *Session) trackRun(p *planned, root op.Operator) {
+	q, ok := root.(interface{ Profile() *coord.Profile })
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stmtRes != nil {
+		s.stmtRes.run.Store(&planRun{graph: p.dist.Graph(), root: q})
+	}
+}
+
+// queryFragments joins the plan's fragments with what they measured.
+func queryFragments(g *physical.Graph, pr *coord.Profile) []webui.Fragment {
+	type opAgg struct {
+		rows, peak, timeNs int64
+		instances          int
+	}
+	ops := map[int]*opAgg{}
+	addOps := func(stats []op.OpStats) {
+		for _, o := range stats {
+			a := ops[int(o.Node)]
+			if a == nil {
+				a = &opAgg{}
+				ops[int(o.Node)] = a
+			}
+			a.rows += o.Rows
+			a.peak = max(a.peak, o.PeakMem)
+			a.timeNs = max(a.timeNs, o.TimeNs)
+			a.instances++
+		}
+	}
+	addOps(pr.Root)
+	// What the receivers got: fragment 0's live, the others' as reported.
+	recv := map[int]op.ExchangeStats{}
+	for id, x := range pr.RootExchanges {
+		r := recv[int(id)]
+		r.Add(x)
+		recv[int(id)] = r
+	}
+	for _, rep := range pr.Instances {
+		addOps(rep.Operators)
+		for id, x := range rep.Exchanges {
+			r := recv[int(id)]
+			r.Add(x)
+			recv[int(id)] = r
+		}
+	}
+	var out []webui.Fragment
+	for _, gf := range g.Fragments {
+		f := webui.Fragment{ID: gf.ID, Partition: gf.Partition, Sink: gf.Sink, Tasks: gf.Tasks}
+		byBackend := map[string]*webui.Instance{}
+		for _, rep := range pr.Instances {
+			if int(rep.Fragment) != gf.ID {
+				continue
+			}
+			in := byBackend[rep.Backend]
+			if in == nil {
+				in = &webui.Instance{Backend: rep.Backend}
+				byBackend[rep.Backend] = in
+			}
+			in.Count++
+			in.WallMs = max(in.WallMs, float64(rep.WallNs)/1e6)
+			in.Rows += rep.Sink.Rows
+			in.Bytes += rep.Sink.Bytes
+		}
+		for _, in := range byBackend {
+			f.Instances = append(f.Instances, *in)
+		}
+		if gf.ID == 0 && len(byBackend) == 0 && len(pr.Root) > 0 {
+			// Fragment 0 of a query runs in the FE, over the exchanges.
+			in := webui.Instance{Backend: "FE (coordinator)", Count: 1}
+			for _, o := range pr.Root {
+				in.WallMs = max(in.WallMs, float64(o.TimeNs)/1e6)
+			}
+			f.Instances = append(f.Instances, in)
+		}
+		sort.Slice(f.Instances, func(i, j int) bool { return f.Instances[i].Backend < f.Instances[j].Backend })
+		if x := gf.Exchange; x != nil {
+			// The senders' sum once they reported, the receivers' meanwhile.
+			got := pr.ExchangeStats(fragment.FragmentID(gf.ID))
+			if r := recv[x.ID]; r.Rows > got.Rows {
+				got.Rows, got.Bytes, got.Batches = r.Rows, r.Bytes, r.Batches
+			}
+			f.Exchange = &webui.Exchange{ID: x.ID, Kind: x.Kind, From: gf.ID, To: x.To, EstRows: x.EstRows, EstBytes: x.EstBytes,
+				Rows: got.Rows, Bytes: got.Bytes, WireBytes: got.WireBytes, BlockedMs: float64(got.BlockedNs) / 1e6}
+		}
+		for _, gn := range gf.Nodes {
+			n := webui.Node{ID: gn.ID, Label: gn.Label, Inputs: gn.Inputs, From: gn.From, EstRows: gn.EstRows, Attrs: gn.Attrs}
+			if a := ops[gn.ID]; a != nil {
+				n.Rows, n.TimeMs, n.PeakMem, n.Instances = a.rows, float64(a.timeNs)/1e6, a.peak, a.instances
+			}
+			if j := gn.Join; j != nil {
+				n.Join = &webui.Join{Distribution: j.Distribution, Colocate: j.Colocate, ColocateReason: j.ColocateReason}
+			}
+			f.Nodes = append(f.Nodes, n)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// reported is a finished run's counters.
+type reported struct{ p *coord.Profile }
+
+func (r reported) Profile() *coord.Profile { return r.p }
+
+// keepLoadRun keeps a finished table sink statement's plan (INSERT …
+// SELECT, UPDATE) and what its instances reported, for the query page.
+func (s *Session) keepLoadRun(d *physical.Distributed, sr *sinkResult) {
+	if sr.prof == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stmtRes != nil {
+		s.stmtRes.run.Store(&planRun{graph: d.Graph(), root: reported{sr.prof}})
+	}
+}
