@@ -80,6 +80,12 @@ func (s *Session) adminSetConfig(body string, w wire.ResultWriter) error {
 				return sqlerr.Doris.New(fmt.Sprintf("Invalid value for tablet_repair_delay_factor_second: %s", kv[2]))
 			}
 			s.srv.coord.SetRepairDelay(time.Duration(n * float64(time.Second)))
+		case "disable_balance":
+			off, err := strconv.ParseBool(kv[2])
+			if err != nil {
+				return sqlerr.Doris.New(fmt.Sprintf("Invalid value for disable_balance: %s", kv[2]))
+			}
+			s.srv.coord.SetBalanceDisabled(off)
 		default:
 			// Doris has hundreds of configs; the others are not kept here.
 			return sqlerr.NotSupportedYet.New("ADMIN SET FRONTEND CONFIG " + kv[1])

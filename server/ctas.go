@@ -152,7 +152,7 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.CreateTableAs, w
 	if err != nil {
 		return err
 	}
-	sp, _ := s.sinkPlan(ctx, d.Plan)
+	sp, _ := s.sinkPlan(ctx, d)
 	res, err := s.srv.coord.LoadPlan(ctx, db, t, "", sp)
 	if err != nil {
 		return err

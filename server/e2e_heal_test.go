@@ -82,6 +82,9 @@ func replicasPerTablet(t *testing.T, db *sql.DB, table string) map[string][]stri
 //     SHOW PROC '/cluster_health/tablet_health' counts all tablets healthy.
 func TestE2EClusterHeals(t *testing.T) {
 	fe, bes, db := startClusterProcs(t, 4)
+	// Repairs only: balance would move t1's tablets, and which ones the
+	// force-dropped backend holds (e2e_balance_test.go covers balance).
+	mustExec(t, db, `ADMIN SET FRONTEND CONFIG ("disable_balance" = "true")`)
 	mustExec(t, db, "CREATE DATABASE h")
 	mustExec(t, db, `CREATE TABLE h.t3 (k INT, v INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 4 PROPERTIES ("replication_num" = "3")`)
 	mustExec(t, db, `CREATE TABLE h.t1 (k INT, v INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 4 PROPERTIES ("replication_num" = "1")`)

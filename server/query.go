@@ -188,7 +188,7 @@ func (s *Session) runInsert(ctx context.Context, st *parser.Vitess, ins *bind.In
 	if ins.Partial != nil {
 		ctx = rpc.WithPartialUpdate(ctx, ins.Partial) // rows the FE itself routes
 	}
-	sp, sr := s.sinkPlan(ctx, d.Plan)
+	sp, sr := s.sinkPlan(ctx, d)
 	res, info, err := s.loadPlan(ctx, ins.DB, ins.Table, ins.Label, sp)
 	if err != nil {
 		return err

@@ -566,6 +566,10 @@ func (s *Session) showProc(st *parser.ShowProc, w wire.ResultWriter) error {
 		return s.showBackends(w)
 	case path == "/cluster_health/tablet_health":
 		return s.showTabletHealth(w)
+	case path == "/cluster_balance":
+		return s.showClusterBalance(w)
+	case strings.HasPrefix(path, "/cluster_balance/cluster_load_stat"):
+		return s.showClusterLoadStat(w)
 	}
 	return sqlerr.Doris.New("Proc path '" + st.Path + "' doesn't exist")
 }

@@ -108,17 +108,14 @@ func (s *Session) showLoad(st *parser.ShowLoad, w wire.ResultWriter) error {
 			if ok && !a.Table(db, tbl.Name, catalog.WantLoad) {
 				continue
 			}
-			state, progress, errMsg := "LOADING", "0.00% (0/1)", "NULL"
+			state, errMsg := "LOADING", "NULL"
 			switch t.State {
 			case catalog.TxnVisible:
-				state, progress = "FINISHED", "100.00% (1/1)"
+				state = "FINISHED"
 			case catalog.TxnAborted:
 				state, errMsg = "CANCELLED", "type:LOAD_RUN_FAIL; msg:"+t.Reason
 			}
-			var loaded int64
-			for _, st := range t.Stats {
-				loaded += st.Rows
-			}
+			progress, loaded := s.srv.loadProgress(t)
 			details, _ := json.Marshal(map[string]any{"LoadedRows": loaded, "Unfinished backends": map[string]any{},
 				"All backends": map[string]any{}, "TaskNumber": 1, "FileNumber": 0, "FileSize": 0})
 			rows = append(rows, []string{fmt.Sprint(t.ID), t.Label, state, progress, "INSERT", "NULL",

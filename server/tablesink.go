@@ -13,7 +13,6 @@ import (
 	"github.com/dorisgo/dorisgo/execution/op"
 	"github.com/dorisgo/dorisgo/planner/bind"
 	"github.com/dorisgo/dorisgo/planner/explain"
-	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/planner/physical"
 	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/sql/expr"
@@ -23,9 +22,10 @@ import (
 )
 
 // sinkPlan readies an INSERT's table sink plan to run as this session's
-// statement: its query id, clock, memory limit and warnings; when it ends,
-// what its scans read goes to the audit log and its profile is kept.
-func (s *Session) sinkPlan(ctx context.Context, plan *fragment.Plan) (*coord.SinkPlan, *sinkResult) {
+// statement: its query id, clock, memory limit, warnings and estimated
+// rows (SHOW LOAD's progress); when it ends, what its scans read goes to
+// the audit log and its profile is kept.
+func (s *Session) sinkPlan(ctx context.Context, d *physical.Distributed) (*coord.SinkPlan, *sinkResult) {
 	now := time.Now()
 	env := &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: now, Ctx: ctx, Warn: s.warnings()},
 		Tracker: op.NewMemTracker(s.vars.int("exec_mem_limit"))}
@@ -33,7 +33,7 @@ func (s *Session) sinkPlan(ctx context.Context, plan *fragment.Plan) (*coord.Sin
 	id := s.queryID
 	s.mu.Unlock()
 	out := &sinkResult{}
-	return &coord.SinkPlan{Plan: plan, QueryID: id, Env: env, Now: now.UnixMicro(), Profile: func(p *coord.Profile) {
+	return &coord.SinkPlan{Plan: d.Plan, QueryID: id, Env: env, Now: now.UnixMicro(), EstRows: d.RootRows(), Profile: func(p *coord.Profile) {
 		out.prof = p
 		rows, bytes := p.Scanned()
 		s.mu.Lock()
@@ -151,7 +151,7 @@ func (s *Session) insertOverwrite(ctx context.Context, st *parser.Vitess, n *sql
 	}
 	s.hook("rows", st.Text)
 	start := time.Now()
-	sp, sr := s.sinkPlan(ctx, d.Plan)
+	sp, sr := s.sinkPlan(ctx, d)
 	sp.Target = physical.SinkSpec(ins.DB, t, fresh)
 	sp.Target.Overwrite = true
 	res, err := s.srv.coord.Overwrite(ctx, coord.OverwriteJob{DB: ins.DB, Table: t, Label: st.Label, Old: old, Fresh: fresh, Plan: sp})

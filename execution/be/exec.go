@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
@@ -195,6 +196,9 @@ func (b *Backend) queryStatus(q string) rpc.QueryStatusResp {
 		for id, ib := range in.inboxes {
 			rep.Exchanges[id] = ib.Stats()
 		}
+		if ts := in.sink.Load(); ts != nil {
+			rep.Table = &op.TableSinkStats{Rows: ts.Written()}
+		}
 		r.Live = append(r.Live, rep)
 	}
 	return r
@@ -239,6 +243,9 @@ type instance struct {
 	env     *op.Env
 	inboxes map[fragment.NodeID]*op.Inbox
 	outs    []op.Outlet
+	// sink is the running table sink, whose rows so far query_status
+	// reports (a load's progress).
+	sink atomic.Pointer[op.TableSink]
 }
 
 // execFragment runs one instance for the whole of the exec_fragment call.

@@ -33,6 +33,7 @@ func (in *instance) runTableSink(ctx context.Context, root op.Operator) (op.Tabl
 	if err != nil {
 		return op.TableSinkStats{}, err
 	}
+	in.sink.Store(sink)
 	if p := req.Sink.Table.Partial; p != nil {
 		ctx = rpc.WithPartialUpdate(ctx, p) // the load streams' writes fill from existing rows
 	}

@@ -62,6 +62,9 @@ type Coordinator struct {
 	// so partition versions become visible in commit order; the rows are
 	// written before, concurrently.
 	publishLocks map[catalog.TableID]chan struct{}
+	// loads are the running table sink loads by transaction (storage.TxnID
+	// → *runningLoad; loadprogress.go).
+	loads sync.Map
 	// alter: backends that missed a schema change (alter.go).
 	alter alterState
 	// sched is the tablet scheduler repairing replicas (tabletsched.go).

@@ -61,6 +61,7 @@ func (c *Coordinator) load(ctx context.Context, db string, t *catalog.Table, lab
 	}
 	l := &loader{c: c, t: t, txn: txn.ID, ctx: ctx, streams: map[catalog.BackendID]*rpc.Loader{}, touched: map[storage.TabletID]*catalog.Partition{},
 		precommit: twoPhase(ctx)}
+	defer c.untrackLoad(txn.ID) // a table sink's progress (loadprogress.go)
 	// A failure before the commit point aborts the transaction everywhere;
 	// after it the rows are durable and must stay (Recover publishes what
 	// publishing missed). A panic, in the source (the statement's

@@ -47,6 +47,7 @@ func (c *Coordinator) Overwrite(ctx context.Context, job OverwriteJob) (*LoadRes
 		return nil, err
 	}
 	l := &loader{c: c, t: t, txn: txn.ID, ctx: ctx, streams: map[catalog.BackendID]*rpc.Loader{}, touched: map[storage.TabletID]*catalog.Partition{}}
+	defer c.untrackLoad(txn.ID) // a table sink's progress (loadprogress.go)
 	defer func() {
 		if r := recover(); r != nil {
 			if !committed {

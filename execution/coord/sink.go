@@ -25,6 +25,9 @@ type SinkPlan struct {
 	Target *fragment.TableSink
 	// Profile, when set, receives what the instances reported.
 	Profile func(*Profile)
+	// EstRows is the planner's estimate of the rows the sink takes in
+	// (LoadProgress); -1 unknown.
+	EstRows int64
 }
 
 // writePlan runs the plan's fragments on the backends, the table sink
@@ -137,6 +140,7 @@ func (c *Coordinator) runSink(ctx context.Context, sp *SinkPlan, l *loader, targ
 		q.fail(sqlerr.QueryInterrupted.New())
 	})
 	defer q.finish()
+	c.trackLoad(l.txn, q, sp.EstRows)
 	go q.watch()
 	if err := q.startAll(fs); err != nil {
 		q.fail(err)

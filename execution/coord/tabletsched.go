@@ -58,12 +58,18 @@ type tabletSched struct {
 	counts map[catalog.BackendID]int
 	// inconsistent: tablets whose replicas' checksums differed (CheckTablets).
 	inconsistent map[storage.TabletID]bool
+	// balance.go: disable_balance, the balance moves in flight, and the
+	// repairs the last round found but could not start yet.
+	noBalance, armed atomic.Bool
+	balancing        map[storage.TabletID]repairJob
+	pending          int
+	seen             map[catalog.BackendID]bool // backends known (only the run goroutine)
 }
 
 func newTabletSched(c *Coordinator) *tabletSched {
 	s := &tabletSched{c: c, deadSince: map[catalog.BackendID]time.Time{}, emptySince: map[catalog.BackendID]time.Time{}, busy: map[catalog.BackendID]int{},
 		running: map[storage.TabletID]bool{}, priority: map[catalog.TableID]bool{}, lastErr: map[storage.TabletID]string{},
-		inconsistent: map[storage.TabletID]bool{}}
+		inconsistent: map[storage.TabletID]bool{}, balancing: map[storage.TabletID]repairJob{}}
 	s.delay.Store(int64(DefaultRepairDelay))
 	return s
 }
@@ -87,6 +93,7 @@ func (c *Coordinator) RepairTable(id catalog.TableID, cancel bool) {
 }
 
 func (s *tabletSched) run() {
+	s.noteBackends()
 	t := time.NewTicker(schedInterval)
 	defer t.Stop()
 	for {
@@ -156,8 +163,24 @@ func (s *tabletSched) round() {
 			}
 		}
 	}
+	pending, waiting := 0, 0
 	for _, j := range append(jobs, later...) {
-		s.start(j)
+		s.mu.Lock()
+		running := s.running[j.tablet]
+		s.mu.Unlock()
+		if running {
+			continue // e.g. a balance move's new replica, still lagging
+		}
+		waiting++
+		if !s.start(j) {
+			pending++
+		}
+	}
+	s.mu.Lock()
+	s.pending = pending
+	s.mu.Unlock()
+	if waiting == 0 {
+		s.balance(bes) // repairs first: balance only when none is wanted
 	}
 	s.finishDecommission(bes)
 }
@@ -252,6 +275,9 @@ func (s *tabletSched) plan(t *catalog.Table, tb *catalog.Tablet, bes []*catalog.
 		if j.to = s.destination(t, tb, holders, bes); j.to == 0 {
 			return repairJob{}, false
 		}
+	case s.misplaced(t, tb, &j):
+		// A colocate tablet off its bucket's backends (the bucket moved):
+		// follow the sequence.
 	case healthy > want:
 		// Redundant: drop the replica on the backend holding most.
 		counts := s.roundCounts()
@@ -342,12 +368,16 @@ func (c *Coordinator) replicaCounts() map[catalog.BackendID]int {
 }
 
 // start runs j unless its tablet is already being cloned or a backend of
-// it is at its limit.
-func (s *tabletSched) start(j repairJob) {
+// it is at its limit; it reports whether j started (or already runs).
+func (s *tabletSched) start(j repairJob) bool {
 	s.mu.Lock()
-	if s.running[j.tablet] || s.busy[j.from] >= maxClonesPerBackend || s.busy[j.to] >= maxClonesPerBackend {
+	if s.running[j.tablet] {
 		s.mu.Unlock()
-		return
+		return true
+	}
+	if s.busy[j.from] >= maxClonesPerBackend || s.busy[j.to] >= maxClonesPerBackend {
+		s.mu.Unlock()
+		return false
 	}
 	s.running[j.tablet] = true
 	s.busy[j.from]++
@@ -362,6 +392,7 @@ func (s *tabletSched) start(j repairJob) {
 		}
 		s.mu.Lock()
 		delete(s.running, j.tablet)
+		delete(s.balancing, j.tablet)
 		s.busy[j.from]--
 		s.busy[j.to]--
 		if err != nil {
@@ -382,7 +413,9 @@ func (s *tabletSched) start(j repairJob) {
 		s.busy[j.from]--
 		s.busy[j.to]--
 		s.mu.Unlock()
+		return false
 	}
+	return true
 }
 
 // finishDecommission drops each decommissioned backend no replica is

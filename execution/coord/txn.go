@@ -102,6 +102,7 @@ func (x *ExplicitTxn) load(ctx context.Context, t *catalog.Table, write func(*lo
 		return nil, err
 	}
 	l := &loader{c: c, t: t, txn: txn.ID, ctx: ctx, streams: map[catalog.BackendID]*rpc.Loader{}, touched: map[storage.TabletID]*catalog.Partition{}}
+	defer c.untrackLoad(txn.ID) // a table sink's progress (loadprogress.go)
 	defer func() {
 		if r := recover(); r != nil {
 			l.abort(fmt.Errorf("unexpected panic: %v", r))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -59,9 +60,12 @@ type TableSink struct {
 	row    int // the next row's number in this instance (1-based), for messages
 	rr     int // RANDOM distribution: the batch's bucket, rotating
 	stats  TableSinkStats
-	parts  map[int64]bool
-	bes    map[fragment.BackendID]bool
-	tabs   map[storage.TabletID]bool
+	// written counts the rows sent to every replica so far, read while
+	// the sink runs (a load's progress, Written).
+	written atomic.Int64
+	parts   map[int64]bool
+	bes     map[fragment.BackendID]bool
+	tabs    map[storage.TabletID]bool
 }
 
 // NewTableSink builds the sink of spec over child.
@@ -91,6 +95,9 @@ func (s *TableSink) Stats() TableSinkStats {
 	slices.Sort(st.Tablets)
 	return st
 }
+
+// Written is the rows the sink wrote so far; safe while it runs.
+func (s *TableSink) Written() int64 { return s.written.Load() }
 
 // Run drains the child into the table. It does not close the child.
 func (s *TableSink) Run(ctx context.Context) error {
@@ -155,6 +162,7 @@ func (s *TableSink) write(ctx context.Context, rec arrow.Record) error {
 		}
 		piece.Release()
 	}
+	s.written.Add(int64(n))
 	return nil
 }
 

@@ -6,9 +6,15 @@ import (
 	"github.com/dorisgo/dorisgo/catalog"
 )
 
-// FromCatalog resolves layouts from the catalog as it is now.
-func FromCatalog(cat *catalog.Catalog) Tables {
-	return func(id int64) (Layout, bool) {
+// FromCatalog describes the cluster as the catalog has it now.
+func FromCatalog(cat *catalog.Catalog) Cluster {
+	alive := 0
+	for _, be := range cat.Backends() {
+		if be.Alive && !be.Decommissioned {
+			alive++
+		}
+	}
+	return Cluster{Backends: alive, Tables: func(id int64) (Layout, bool) {
 		t, ok := cat.TableByID(catalog.TableID(id))
 		if !ok {
 			return Layout{}, false
@@ -19,5 +25,5 @@ func FromCatalog(cat *catalog.Catalog) Tables {
 			l.Stable = !g.Unstable
 		}
 		return l, true
-	}
+	}}
 }

@@ -33,12 +33,18 @@ type Layout struct {
 	Buckets int
 }
 
-// Tables resolves a scan's table id to its layout.
-type Tables func(tableID int64) (Layout, bool)
+// Cluster is what the checker needs besides the plan.
+type Cluster struct {
+	// Tables resolves a scan's table id to its layout.
+	Tables func(tableID int64) (Layout, bool)
+	// Backends is the number of alive backends: an exchange-fed fragment
+	// runs one instance on each.
+	Backends int
+}
 
 // Plan checks p. The error names the fragment, the node and the broken rule.
-func Plan(p *fragment.Plan, tables Tables) error {
-	c := &checker{p: p, tables: tables, readBy: map[fragment.FragmentID]*fragment.Node{}, recvIn: map[fragment.FragmentID]*fragment.Fragment{}}
+func Plan(p *fragment.Plan, cl Cluster) error {
+	c := &checker{p: p, tables: cl.Tables, backends: cl.Backends, readBy: map[fragment.FragmentID]*fragment.Node{}, recvIn: map[fragment.FragmentID]*fragment.Fragment{}}
 	if len(p.Fragments) == 0 {
 		return fmt.Errorf("plan has no fragments")
 	}
@@ -86,11 +92,12 @@ func Plan(p *fragment.Plan, tables Tables) error {
 }
 
 type checker struct {
-	p      *fragment.Plan
-	tables Tables
-	readBy map[fragment.FragmentID]*fragment.Node     // fragment → the exchange reading it
-	recvIn map[fragment.FragmentID]*fragment.Fragment // fragment → the fragment holding that exchange
-	f      *fragment.Fragment                         // the fragment being checked
+	p        *fragment.Plan
+	tables   func(int64) (Layout, bool)
+	backends int
+	readBy   map[fragment.FragmentID]*fragment.Node     // fragment → the exchange reading it
+	recvIn   map[fragment.FragmentID]*fragment.Fragment // fragment → the fragment holding that exchange
+	f        *fragment.Fragment                         // the fragment being checked
 }
 
 // spread is how a stream's rows are placed over the instances of the
@@ -140,9 +147,10 @@ func (s spread) String() string {
 
 func (c *checker) fragment(f *fragment.Fragment) error {
 	c.f = f
-	if f.ID == 0 && f.Partition != fragment.Unpartitioned && f.Sink.Kind != fragment.TableSinkKind {
+	if f.ID == 0 && f.Partition != fragment.Unpartitioned && f.Sink.Kind != fragment.TableSinkKind && c.backends > 1 {
 		// Allowed only when the fragment runs as one instance: a scan
-		// fragment reading at most one tablet.
+		// fragment reading at most one tablet, or any fragment when one
+		// backend is alive.
 		var err error
 		fragment.Walk(f.Root, func(n *fragment.Node) {
 			if n.Kind == fragment.KindScan && len(n.Scan.Tablets) > 1 && err == nil {

@@ -120,3 +120,7 @@ func exchangeKind(x *pnode) string {
 	}
 	return "random"
 }
+
+// RootRows is the planner's estimate of the rows the root fragment's sink
+// takes in (an INSERT's table sink: a load's progress); -1 unknown.
+func (p *Distributed) RootRows() int64 { return visibleNode(p.frags[0].root).rows }

@@ -103,6 +103,8 @@ func TestString(t *testing.T) {
 		{mustCall(t, "in", nm, Lit(types.StringDatum("x")), Lit(types.StringDatum("y"))), "`name` IN ('x', 'y')"},
 		{mustCall(t, "between", k, five, Lit(types.IntDatum(9))), "`t`.`k` BETWEEN 5 AND 9"},
 		{mustCall(t, "date_add", dtCol, five, Lit(types.StringDatum("DAY"))), "date_add(`t`.`dtCol`, INTERVAL 5 DAY)"},
+		// SUBDATE(d, 31): two arguments, no unit (printing it used to panic).
+		{mustCall(t, "date_sub", dtCol, five), "date_sub(`t`.`dtCol`, 5)"},
 		{NewCast(k, types.DoubleT), "CAST(`t`.`k` AS DOUBLE)"},
 	}
 	for _, c := range cases {

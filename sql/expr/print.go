@@ -85,7 +85,11 @@ func callString(c *Call) string {
 	case "between":
 		return wrap(a[0], precPred+1) + " BETWEEN " + wrap(a[1], precPred+1) + " AND " + wrap(a[2], precPred+1)
 	case "date_add", "date_sub":
-		if k, ok := a[2].(*Const); ok && len(a) == 3 {
+		// date_sub(d, 31) has two arguments: only the interval form has a unit.
+		if len(a) != 3 {
+			break
+		}
+		if k, ok := a[2].(*Const); ok {
 			return c.Fn + "(" + a[0].String() + ", INTERVAL " + a[1].String() + " " + k.Val.S + ")"
 		}
 	}
