@@ -167,7 +167,9 @@ func (n *pnode) Explain(w *explain.Writer) {
 		so := n.scan
 		t := so.ls.Table
 		w.Attr("TABLE: %s", t.Name)
-		if t.Keys == storage.AggKeys {
+		// Rows of an AGGREGATE or a merge-on-read UNIQUE table are merged
+		// as they are read; merge-on-write tables read without merging.
+		if t.Keys == storage.AggKeys || t.Keys == storage.UniqueKeys && !t.MergeOnWrite() {
 			w.Attr("PREAGGREGATION: OFF. Reason: No AggregateInfo")
 		} else {
 			w.Attr("PREAGGREGATION: ON")
@@ -212,7 +214,11 @@ func (n *pnode) Explain(w *explain.Writer) {
 		if len(n.values.Rows) > 0 && len(n.values.Cols) > 0 {
 			w.Attr("constant exprs:")
 			for _, r := range n.values.Rows {
-				w.Attr("    %s", strings.Join(strings.Split(d.showAll(r), ", "), " | "))
+				parts := make([]string, len(r))
+				for i, e := range r {
+					parts[i] = d.show(e)
+				}
+				w.Attr("    %s", strings.Join(parts, " | "))
 			}
 		}
 	case opJoin:
