@@ -49,27 +49,15 @@ func (a *histAgg) merge(gids []int32, states []arrow.Array) {
 		if k <= 0 {
 			continue
 		}
-		a.n, b = n, b[k:]
-		for len(b) > 0 {
-			l, k := binary.Uvarint(b)
-			if k <= 0 || uint64(len(b)-k) < l {
-				break
-			}
-			a.add(g, string(b[k:k+int(l)]))
-			b = b[k+int(l):]
-		}
+		a.n = n
+		eachPrefixed(b[k:], func(v string) { a.add(g, v) })
 	}
 }
 
 func (a *histAgg) serialize(mem memory.Allocator, from, to int) []arrow.Array {
 	out := make([]string, to-from)
 	for i := range out {
-		b := binary.AppendVarint(nil, a.n)
-		for _, v := range a.vals[from+i] {
-			b = binary.AppendUvarint(b, uint64(len(v)))
-			b = append(b, v...)
-		}
-		out[i] = string(b)
+		out[i] = string(appendPrefixed(binary.AppendVarint(nil, a.n), a.vals[from+i]))
 	}
 	return []arrow.Array{buildStrings(mem, out, nil)}
 }

@@ -420,27 +420,14 @@ func (a *collectAgg) merge(gids []int32, states []arrow.Array) {
 		if sc.IsNull(i) {
 			continue
 		}
-		b := []byte(sc.Value(i))
-		for len(b) > 0 {
-			l, k := binary.Uvarint(b)
-			if k <= 0 || uint64(len(b)-k) < l {
-				break
-			}
-			a.add(g, string(b[k:k+int(l)]))
-			b = b[k+int(l):]
-		}
+		eachPrefixed([]byte(sc.Value(i)), func(v string) { a.add(g, v) })
 	}
 }
 
 func (a *collectAgg) serialize(mem memory.Allocator, from, to int) []arrow.Array {
 	out := make([]string, to-from)
 	for i := range out {
-		var b []byte
-		for _, v := range a.vals[from+i] {
-			b = binary.AppendUvarint(b, uint64(len(v)))
-			b = append(b, v...)
-		}
-		out[i] = string(b)
+		out[i] = string(appendPrefixed(nil, a.vals[from+i]))
 	}
 	return []arrow.Array{buildStrings(mem, out, nil)}
 }
@@ -624,3 +611,26 @@ func (a *enumAgg) finalize(mem memory.Allocator, from, to int) arrow.Array {
 }
 
 func (a *enumAgg) memBytes() int64 { return int64(cap(a.groups)*48) + a.bytes }
+
+// appendPrefixed appends vs as length-prefixed strings: the partial state
+// of collect_list/collect_set and histogram.
+func appendPrefixed(b []byte, vs []string) []byte {
+	for _, v := range vs {
+		b = binary.AppendUvarint(b, uint64(len(v)))
+		b = append(b, v...)
+	}
+	return b
+}
+
+// eachPrefixed calls fn with each string appendPrefixed wrote (stopping at
+// a truncated one).
+func eachPrefixed(b []byte, fn func(string)) {
+	for len(b) > 0 {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < l {
+			return
+		}
+		fn(string(b[k : k+int(l)]))
+		b = b[k+int(l):]
+	}
+}
