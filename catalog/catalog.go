@@ -37,6 +37,7 @@ type Catalog struct {
 	labels     map[labelKey]storage.TxnID
 	txnCount   txnCounters                  // doris_fe_txn_* (txnmetrics.go)
 	stats      map[TableID]*TableStatistics // ANALYZE (stats.go)
+	alterJobs  map[int64]*AlterJob          // schema change jobs (schemachange.go)
 }
 
 type labelKey struct {
@@ -147,6 +148,8 @@ func (c *Catalog) load() (initialized bool, err error) {
 			}
 		case strings.HasPrefix(k, keyStats):
 			derr = c.loadStats(e.Value)
+		case strings.HasPrefix(k, keyAlter):
+			derr = c.loadAlterJob(e.Value)
 		case strings.HasPrefix(k, keyTxn):
 			var t Txn
 			if derr = json.Unmarshal(e.Value, &t); derr == nil {

@@ -48,6 +48,10 @@ func (c *Catalog) Deletes(db string) ([]*Txn, error) {
 // NewDeleteLabel is a DELETE's label as Doris makes it: delete_<uuid>.
 func NewDeleteLabel() string { return "delete_" + newUUID() }
 
+// NewLoadLabel is a stream load's label when the request names none: a
+// UUID, as Doris's backend makes it (stream_load.cpp).
+func NewLoadLabel() string { return newUUID() }
+
 // newUUID is a random RFC 4122 version 4 UUID.
 func newUUID() string {
 	var b [16]byte

@@ -28,6 +28,7 @@
 //	c/user/<name>\x00<host>     User (hashes only; never a password), its grants and roles
 //	c/role/<name>               Role and its grants (the built-in operator and admin are not stored)
 //	c/txn/<TxnID>               Txn
+//	c/alter/<job id>            AlterJob: a schema change job and its shadow table (schemachange.go)
 //
 // Id allocation: databases, tables, partitions, backends and colocate groups
 // share one sequence starting at 10000 (as Doris). Tablets have their own

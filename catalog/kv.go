@@ -33,6 +33,7 @@ const (
 	keyRole    = "c/role/"
 	keyTxn     = "c/txn/"
 	keyStats   = "c/stats/"
+	keyAlter   = "c/alter/"
 )
 
 func idKey(prefix string, id int64) []byte {

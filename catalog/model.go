@@ -37,14 +37,21 @@ type Column struct {
 	// FillValue is what rows loaded before the column was added (ALTER
 	// TABLE ADD COLUMN) read as: its default then; nil is NULL.
 	FillValue *types.Datum `json:"fill_value,omitempty"`
-	// Hidden columns (the delete sign) come after every other column and
-	// show only with show_hidden_columns.
+	// Hidden columns (the delete sign, the version column) come after
+	// every other column and show only with show_hidden_columns.
 	Hidden bool `json:"hidden,omitempty"`
 }
 
 // DeleteSignColumn is the hidden column of UNIQUE KEY tables whose value 1
 // deletes the row's key (Doris's Column.DELETE_SIGN).
 const DeleteSignColumn = "__DORIS_DELETE_SIGN__"
+
+// VersionColumn is the hidden column of merge-on-write UNIQUE KEY tables
+// that reads as the version each row was written at (Doris's
+// Column.VERSION_COL, enable_hidden_version_column_by_default). Loads store
+// 0 in it; the backend reads a stored 0 as the version of the rowset the
+// row is in, and compaction stores that version, so it survives.
+const VersionColumn = "__DORIS_VERSION_COL__"
 
 // VisibleColumns are the table's columns without the hidden ones.
 func (t *Table) VisibleColumns() []Column {
@@ -59,6 +66,16 @@ func (t *Table) VisibleColumns() []Column {
 func (t *Table) DeleteSign() int {
 	for i := len(t.Columns) - 1; i >= 0 && t.Columns[i].Hidden; i-- {
 		if t.Columns[i].Name == DeleteSignColumn {
+			return i
+		}
+	}
+	return -1
+}
+
+// VersionCol is the index of the version column, -1 if none.
+func (t *Table) VersionCol() int {
+	for i := len(t.Columns) - 1; i >= 0 && t.Columns[i].Hidden; i-- {
+		if t.Columns[i].Name == VersionColumn {
 			return i
 		}
 	}
@@ -169,7 +186,7 @@ func (t *Table) MergeOnWrite() bool {
 
 // Schema returns the storage schema of the table's tablets.
 func (t *Table) Schema() *storage.TabletSchema {
-	s := &storage.TabletSchema{Keys: t.Keys, NumKeys: t.NumKeys, Version: t.SchemaVersion, MergeOnWrite: t.MergeOnWrite(), DeleteSign: t.DeleteSign() + 1}
+	s := &storage.TabletSchema{Keys: t.Keys, NumKeys: t.NumKeys, Version: t.SchemaVersion, MergeOnWrite: t.MergeOnWrite(), DeleteSign: t.DeleteSign() + 1, VersionCol: t.VersionCol() + 1}
 	fill := false
 	for _, c := range t.Columns {
 		s.Columns = append(s.Columns, c.Column)

@@ -249,9 +249,14 @@ func (c *Catalog) commitLocked(it TxnCommit, tables map[TableID]*Table, now time
 			}
 		}
 	}
+	for tab := range it.Written {
+		if !inTxn[tab] {
+			return nil, tabletReplaced(id, tab)
+		}
+	}
 	for tab, n := range it.Rows {
 		if !inTxn[tab] {
-			return nil, sqlerr.Assertf("catalog: txn %d: tablet %d is not in a committed partition", id, tab)
+			return nil, tabletReplaced(id, tab)
 		}
 		s := txn.Stats[tab]
 		s.Rows = n
@@ -259,7 +264,7 @@ func (c *Catalog) commitLocked(it TxnCommit, tables map[TableID]*Table, now time
 	}
 	for tab, n := range it.Bytes {
 		if !inTxn[tab] {
-			return nil, sqlerr.Assertf("catalog: txn %d: tablet %d is not in a committed partition", id, tab)
+			return nil, tabletReplaced(id, tab)
 		}
 		s := txn.Stats[tab]
 		s.Bytes = n

@@ -17,28 +17,34 @@ import (
 // alterTable runs ALTER TABLE (catalog/alter.go): column clauses and
 // MODIFY COMMENT are one light schema change (one catalog write, then the
 // new schema to the backends); RENAME, partition and property clauses run
-// alone, as Doris requires. Heavy changes answer 1235 naming the change.
+// alone, as Doris requires. Heavy changes (a column's type, key columns,
+// column order) start a background job (schemachange.go).
 func (s *Session) alterTable(ctx context.Context, st *parser.AlterTable, w wire.ResultWriter) error {
 	db, err := s.dbName(st.DB)
 	if err != nil {
 		return err
 	}
-	if _, err := s.srv.cat.Table(db, st.Table); err != nil {
+	cur, err := s.srv.cat.Table(db, st.Table)
+	if err != nil {
 		if _, verr := s.srv.cat.View(db, st.Table); verr == nil {
 			return sqlerr.WrongObject.New(db, st.Table, "TABLE", ". Use 'ALTER VIEW "+db+"."+st.Table+"'.")
 		}
 		return err
 	}
-	schemaOps := 0
+	if s.srv.cat.RunningAlterJob(cur.ID) != nil {
+		return catalog.ErrTableNotNormal(cur.Name)
+	}
+	schemaOps, heavy := 0, false
 	for _, op := range st.Ops {
 		switch op.Kind {
 		case parser.AlterUnsupported:
 			return sqlerr.NotSupportedYet.New("ALTER TABLE " + op.Text)
-		case parser.AlterAddColumn, parser.AlterDropColumn, parser.AlterModifyColumn, parser.AlterRenameColumn, parser.AlterModifyComment:
+		case parser.AlterAddColumn, parser.AlterDropColumn, parser.AlterModifyColumn, parser.AlterRenameColumn, parser.AlterModifyComment, parser.AlterOrderBy:
 			if op.Rollup != "" {
 				return sqlerr.NotSupportedYet.New("ALTER TABLE column clauses on a rollup (" + op.Rollup + ")")
 			}
 			schemaOps++
+			heavy = heavy || isHeavyOp(cur, op)
 		}
 	}
 	if schemaOps != len(st.Ops) {
@@ -46,6 +52,9 @@ func (s *Session) alterTable(ctx context.Context, st *parser.AlterTable, w wire.
 			return sqlerr.NotSupportedYet.New("ALTER TABLE with a RENAME, partition or property clause among other clauses")
 		}
 		return s.alterTableOther(ctx, db, st.Table, st.Ops[0], w)
+	}
+	if heavy {
+		return s.heavySchemaChange(ctx, db, st, w)
 	}
 	var edits []func(t *catalog.Table) error
 	for _, op := range st.Ops {

@@ -153,6 +153,7 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.CreateTableAs, w
 		return err
 	}
 	sp, _ := s.sinkPlan(ctx, d)
+	sp.EstRows = estimateOr(sp.EstRows, src)
 	res, err := s.srv.coord.LoadPlan(ctx, db, t, "", sp)
 	if err != nil {
 		return err

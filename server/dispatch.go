@@ -39,14 +39,9 @@ func (s *Session) dispatch(ctx context.Context, stmt parser.Statement, params []
 	case *parser.ShowAlterColumn:
 		return s.showAlterColumn(st, w)
 	case *parser.CancelAlterColumn:
-		if _, _, err := s.table(st.DB, st.Table); err != nil {
-			return err
-		}
-		// Light schema changes finish in the statement; heavy ones are
-		// refused, so no table is ever under one.
-		return sqlerr.Doris.New("Table[" + st.Table + "] is not under SCHEMA_CHANGE.")
+		return s.cancelAlterColumn(st, w)
 	case *parser.AlterJobs:
-		return sqlerr.NotSupportedYet.New(st.Text + " (dorisgo runs no schema change jobs: heavy changes are refused)")
+		return sqlerr.NotSupportedYet.New(st.Text + " (dorisgo has no rollups: SHOW and CANCEL ALTER TABLE COLUMN show and cancel its schema change jobs)")
 	case *parser.AlterSystem:
 		return s.alterSystem(ctx, st, w)
 	case *parser.ShowBackends:

@@ -38,6 +38,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // delete_p0/test_zone_map_delete.groovy: DELETE on a value column of a
@@ -121,12 +122,12 @@ func TestE2EDorisRegressionAddRenameColumn(t *testing.T) {
 
 // schema_change_p0/test_alter_table_add_columns.groovy: ADD COLUMN of two
 // MAX value columns with defaults on an AGGREGATE KEY table: rows loaded
-// before read the defaults, rows loaded after their own values.
-//
-// Not replayed: the suite's second ALTER (ADD COLUMN (new_k1 INT, new_k2
-// INT) without an aggregation type adds key columns, a heavy schema change
-// dorisgo answers 1235 for, README "ALTER TABLE"), hence its DESC (Doris's
-// spelling, as in the update port) and the last qt_order.
+// before read the defaults, rows loaded after their own values; then ADD
+// COLUMN (new_k1 INT, new_k2 INT) without an aggregation type, two key
+// columns: a heavy schema change job the suite waits for in SHOW ALTER
+// TABLE COLUMN (as its waitForSchemaChangeDone does), DESC and the rows
+// after it. DESC is compared as Doris spells it (Yes/No), from dorisgo's
+// MySQL-style YES/NO.
 func TestE2EDorisRegressionAlterTableAddColumns(t *testing.T) {
 	s := newServer(t)
 	root := openDB(t, s.MySQLAddr(), "", true)
@@ -161,6 +162,28 @@ func TestE2EDorisRegressionAlterTableAddColumns(t *testing.T) {
             (5, 5, "yyy", 5, 5, 5),
             (6, 6, "yyy", 6, 6, 6);`)
 	runDorisCases(t, db, out, []dorisCase{{name: "order", k: 2, query: sel}})
+	mustExec(t, db, "alter table "+tbl+" ADD COLUMN (new_k1 INT DEFAULT '1', new_k2 INT DEFAULT '2');")
+	waitFor(t, 60*time.Second, "waitForSchemaChangeDone", func() bool {
+		rows := queryStrings(t, db, "SHOW ALTER TABLE COLUMN WHERE TableName='"+tbl+"' ORDER BY createtime DESC LIMIT 1")
+		return len(rows) == 1 && rows[0][9] == "FINISHED"
+	})
+	var desc []string
+	for _, r := range queryStrings(t, db, "DESC "+tbl) {
+		null := map[string]string{"YES": "Yes", "NO": "No"}[r[2]]
+		def := r[4]
+		if def == "NULL" {
+			def = `\N`
+		}
+		desc = append(desc, strings.Join([]string{r[0], r[1], null, r[3], def, r[5]}, "\t"))
+	}
+	if want := out.expected(t, "sql", 0); strings.Join(desc, "\n") != strings.Join(want, "\n") {
+		t.Errorf("DESC after the key columns:\n--- got:\n%s\n--- want (Doris .out):\n%s", strings.Join(desc, "\n"), strings.Join(want, "\n"))
+	}
+	mustExec(t, db, "INSERT INTO "+tbl+` VALUES
+            (7, 7, "zzz", 7, 7, 7, 7, 7),
+            (8, 8, "zzz", 8, 8, 8, 8, 8),
+            (9, 9, "zzz", 9, 9, 9, 9, 9);`)
+	runDorisCases(t, db, out, []dorisCase{{name: "order", k: 3, query: sel}})
 }
 
 // readDorisData returns a data file copied from Doris's regression suite,

@@ -175,6 +175,15 @@ func TestE2ENetnsCluster(t *testing.T) {
 	var last error
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
 		rows, err := queryStringsErr(db, "SELECT count(*), sum(r.v) FROM n.f JOIN [shuffle] n.r ON f.v = r.v")
+		// A query failing while the cluster settles names the backend
+		// whose link was cut (a healthy backend whose exchange to it broke
+		// names both ends), not only a healthy one.
+		if err != nil {
+			t.Logf("after the heal: %v", err)
+			if !strings.Contains(err.Error(), c.addrs["be2"]+":") {
+				t.Errorf("after be2's link came back a query failed without naming be2 (%s): %v", c.addrs["be2"], err)
+			}
+		}
 		if last = err; err == nil {
 			if got := strings.Join(rows[0], " "); got != "100000 4950000" {
 				t.Fatalf("after the heal the join returned %s", got)
@@ -239,6 +248,50 @@ func TestE2ENetnsCluster(t *testing.T) {
 	}
 	if len(bad) > 0 {
 		t.Errorf("replicas of n.l still unhealthy a minute after the link came back: %v", bad)
+	}
+
+	// The route between be2 and be3 breaks while the FE still reaches
+	// both (both stay alive): a shuffle join between them fails naming
+	// both ends of the broken link — the backend whose exchange failed
+	// and the one it could not reach — not just one healthy backend; with
+	// the route back it answers again.
+	c.isolate("isolate", "be2", "be3")
+	join := "SELECT count(*), sum(r.v) FROM n.f JOIN [shuffle] n.r ON f.v = r.v"
+	began := time.Now()
+	_, err = queryStringsErr(db, join)
+	if err == nil {
+		t.Errorf("the shuffle join succeeded with be2 and be3 unable to reach each other")
+	} else {
+		t.Logf("failed %s after be2 and be3 lost each other: %v", time.Since(began).Round(time.Millisecond), err)
+		if !strings.Contains(err.Error(), c.addrs["be2"]+":") || !strings.Contains(err.Error(), c.addrs["be3"]+":") {
+			t.Errorf("the error does not name both ends of the broken link (be2 %s, be3 %s): %v", c.addrs["be2"], c.addrs["be3"], err)
+		}
+		if took := time.Since(began); took > 15*time.Second {
+			t.Errorf("the join failed %s after it began, want within 15 s", took)
+		}
+	}
+	c.isolate("rejoin", "be2", "be3")
+	rejoined := false
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		rows, err := queryStringsErr(db, join)
+		if last = err; err == nil {
+			if got := strings.Join(rows[0], " "); got != "100000 4950000" {
+				t.Fatalf("after the route came back the join returned %s", got)
+			}
+			rejoined = true
+			break
+		}
+	}
+	if !rejoined {
+		t.Errorf("the join still fails 30 s after be2 and be3 reach each other again: %v", last)
+	}
+}
+
+// isolate runs cluster.sh isolate|rejoin between two hosts.
+func (c *netnsCluster) isolate(cmd, host, peer string) {
+	c.t.Helper()
+	if out, err := exec.Command("bash", c.script, cmd, c.name, host, peer).CombinedOutput(); err != nil {
+		c.t.Fatalf("cluster.sh %s %s %s: %v\n%s", cmd, host, peer, err, out)
 	}
 }
 

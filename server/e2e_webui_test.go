@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"encoding/json"
 	"flag"
@@ -436,22 +437,7 @@ func TestE2EWebUIBrowser(t *testing.T) {
 		// Its rows stream into fragment 0, whose counters the FE has live (the
 		// backends report theirs when their instances end).
 		long := `SELECT z.number, x.v FROM numbers("number" = "100000000000") z JOIN [broadcast] wu.a x ON z.number % 3000 = x.k /*webui long*/`
-		errc := make(chan error, 1)
-		go func() {
-			_, err := conn.ExecContext(context.Background(), long)
-			errc <- err
-		}()
-		var id string
-		var connID uint32
-		waitFor(t, 20*time.Second, "the long query in /ui/api/queries", func() bool {
-			for _, q := range apiQueries(t, base, "root", "") {
-				if q.State == "RUNNING" && strings.Contains(q.SQL, "webui long") && q.HasPlan {
-					id, connID = q.QueryID, q.Conn
-					return true
-				}
-			}
-			return false
-		})
+		id, connID, errc := startLongQuery(t, conn, base, long, "webui long")
 		// The viewer sees none of root's queries and may not kill them.
 		for _, q := range apiQueries(t, base, "viewer", "pw") {
 			if q.User != "viewer" {
@@ -557,4 +543,28 @@ func httpAs(t *testing.T, method, url, user, pass string, headers map[string]str
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// startLongQuery runs stmt (whose text holds marker) on conn in the
+// background and returns its query id and connection once /ui/api/queries
+// lists it running with its plan, and the channel its end arrives on.
+func startLongQuery(t *testing.T, conn *sql.Conn, base, stmt, marker string) (string, uint32, <-chan error) {
+	t.Helper()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := conn.ExecContext(context.Background(), stmt)
+		errc <- err
+	}()
+	var id string
+	var connID uint32
+	waitFor(t, 20*time.Second, "the long query in /ui/api/queries", func() bool {
+		for _, q := range apiQueries(t, base, "root", "") {
+			if q.State == "RUNNING" && strings.Contains(q.SQL, marker) && q.HasPlan {
+				id, connID = q.QueryID, q.Conn
+				return true
+			}
+		}
+		return false
+	})
+	return id, connID, errc
 }

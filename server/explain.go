@@ -133,6 +133,7 @@ func profileLines(p *planned, root op.Operator, rows int64, elapsed time.Duratio
 		rows, batches, peak int64
 		timeNs              int64
 		instances           int
+		spill               op.SpillStats
 	}
 	ops := map[fragment.NodeID]*agg{}
 	add := func(stats []op.OpStats) {
@@ -147,6 +148,10 @@ func profileLines(p *planned, root op.Operator, rows int64, elapsed time.Duratio
 			a.peak = max(a.peak, o.PeakMem)
 			a.timeNs = max(a.timeNs, o.TimeNs)
 			a.instances++
+			a.spill.Partitions += o.SpillPartitions
+			a.spill.Bytes += o.SpillBytes
+			a.spill.WriteNs += o.SpillWriteNs
+			a.spill.ReadNs += o.SpillReadNs
 		}
 	}
 	add(pr.Root)
@@ -176,6 +181,10 @@ func profileLines(p *planned, root op.Operator, rows int64, elapsed time.Duratio
 		}
 		out = append(out, fmt.Sprintf("    %d:%s  instances=%d  rows=%d  est=%s  batches=%d  time=%.3f ms  peak memory=%d%s",
 			id, a.kind, a.instances, a.rows, e, a.batches, float64(a.timeNs)/1e6, a.peak, in))
+		if sp := a.spill; sp.Partitions > 0 {
+			out = append(out, fmt.Sprintf("      spilled: partitions=%d  bytes=%d  write time=%.3f ms  read time=%.3f ms (summed over instances)",
+				sp.Partitions, sp.Bytes, float64(sp.WriteNs)/1e6, float64(sp.ReadNs)/1e6))
+		}
 	}
 	out = append(out, "  fragments (instances that ran, pipeline tasks per instance):")
 	for _, f := range p.plan.Fragments {
@@ -190,11 +199,38 @@ func profileLines(p *planned, root op.Operator, rows int64, elapsed time.Duratio
 			out = append(out, fmt.Sprintf("    fragment %d: instances=%d  tasks=%d", f.ID, n, max(tasks, 1)))
 		}
 	}
+	out = append(out, adaptiveLines(pr)...)
 	out = append(out, "  exchanges (sending side, summed over sender instances):")
 	for _, f := range p.plan.Fragments[1:] {
 		x := pr.ExchangeStats(f.ID)
 		out = append(out, fmt.Sprintf("    EXCHANGE %02d from fragment %d: rows=%d  bytes sent=%d  wire bytes=%d  batches=%d  blocked=%.3f ms  peak buffered=%d",
 			f.Sink.ExchangeID, f.ID, x.Rows, x.Bytes, x.WireBytes, x.Batches, float64(x.BlockedNs)/1e6, x.PeakBytes))
+	}
+	return out
+}
+
+// adaptiveLines says how each adaptive join ran, the measured size that
+// decided, and the bytes its exchanges moved against the planned shuffle.
+func adaptiveLines(pr *coord.Profile) []string {
+	if len(pr.Adaptive) == 0 {
+		return nil
+	}
+	out := []string{"  adaptive joins (planned distribution, executed distribution, the build side as measured):"}
+	for _, a := range pr.Adaptive {
+		b, p := pr.ExchangeStats(a.Build), pr.ExchangeStats(a.Probe)
+		line := fmt.Sprintf("    %d:HASH JOIN  planned=%s  ran=%s  build rows=%d bytes=%d (broadcast limits: rows<=%d bytes<=%d)",
+			a.Join, a.Planned, a.Ran, a.BuildRows, a.BuildBytes, a.MaxRows, a.MaxBytes)
+		if a.Ran == fragment.AdaptBroadcast {
+			// The planned shuffle would have moved both sides once.
+			planned := p.Bytes + a.BuildBytes
+			line += fmt.Sprintf("  build exchange bytes=%d (%d instances × %d)  probe rows=%d, sent to another backend=%d  bytes saved=%d",
+				b.Bytes, a.Nodes, a.BuildBytes, p.Rows, pr.RemoteRows(a.Probe, a.Fragment), planned-b.Bytes)
+		}
+		if a.Ran == fragment.AdaptPartitioned {
+			line += fmt.Sprintf("  skewed keys spread=%d (largest key share of the probe sample %.0f%%)  probe rows per join instance=%v",
+				a.Skewed, 100*a.TopShare, p.DestRows)
+		}
+		out = append(out, line)
 	}
 	return out
 }

@@ -13,7 +13,9 @@ import (
 // INSERT is one task. While its table sink runs, the percent is the rows
 // written so far over the planner's estimate of the sink's input, kept
 // below 100% until the transaction is visible (the estimate may be low);
-// an unknown estimate leaves it at 0.00% with the rows still counted.
+// with no estimate (neither the planner's nor the source's, loadestimate.go)
+// the percent is N/A, as Doris writes an unknown progress, with the rows
+// still counted.
 func (s *Server) loadProgress(t *catalog.Txn) (progress string, loaded int64) {
 	for _, st := range t.Stats {
 		loaded += st.Rows
@@ -29,6 +31,9 @@ func (s *Server) loadProgress(t *catalog.Txn) (progress string, loaded int64) {
 	rows, est, ok := s.coord.LoadProgress(ctx, t.ID)
 	if !ok {
 		return "0.00% (0/1)", loaded
+	}
+	if est < 0 {
+		return "N/A (0/1)", max(loaded, rows)
 	}
 	pct := 0.0
 	if est > 0 {

@@ -98,13 +98,29 @@ func noPlaceholder(n sqlparser.SQLNode) error {
 // start runs a plan and returns its root operator.
 func (s *Session) start(ctx context.Context, plan *fragment.Plan) (op.Operator, error) {
 	now := time.Now()
-	// exec_mem_limit bounds what this query's stateful operators hold here.
-	env := &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: now, Ctx: ctx, Warn: s.warnings()},
-		Tracker: op.NewMemTracker(s.vars.int("exec_mem_limit"))}
+	env := s.queryEnv(ctx, now)
 	s.mu.Lock()
 	id := s.queryID
 	s.mu.Unlock()
 	return s.srv.coord.Run(ctx, id, plan, env, now.UnixMicro())
+}
+
+// startRetrying is start with the coordinator's transparent retry of a
+// stale plan: replan plans the statement again.
+func (s *Session) startRetrying(ctx context.Context, plan *fragment.Plan, replan func() (*fragment.Plan, error)) (op.Operator, error) {
+	now := time.Now()
+	env := s.queryEnv(ctx, now)
+	s.mu.Lock()
+	id := s.queryID
+	s.mu.Unlock()
+	return s.srv.coord.RunRetrying(ctx, id, plan, replan, env, now.UnixMicro())
+}
+
+// queryEnv is what a query's operators here run with.
+func (s *Session) queryEnv(ctx context.Context, now time.Time) *op.Env {
+	// exec_mem_limit bounds what this query's stateful operators hold here.
+	return &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: now, Ctx: ctx, Warn: s.warnings()},
+		Tracker: op.NewMemTracker(s.vars.int("exec_mem_limit")), Spill: s.spillConfig()}
 }
 
 // query runs a SELECT and streams its rows to the client.
@@ -114,7 +130,18 @@ func (s *Session) query(ctx context.Context, st *parser.Vitess, params []types.D
 		return err
 	}
 	q := p.q
-	root, err := s.start(ctx, p.plan)
+	s.hook("start", st.Text)
+	// A plan gone stale (E-230: a replica cloned or a schema changed since
+	// it was planned) is planned again and rerun while no row was sent.
+	root, err := s.startRetrying(ctx, p.plan, func() (*fragment.Plan, error) {
+		np, err := s.planQuery(st, params)
+		if err != nil {
+			return nil, err
+		}
+		p = np
+		s.hook("start", st.Text)
+		return np.plan, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -189,6 +216,7 @@ func (s *Session) runInsert(ctx context.Context, st *parser.Vitess, ins *bind.In
 		ctx = rpc.WithPartialUpdate(ctx, ins.Partial) // rows the FE itself routes
 	}
 	sp, sr := s.sinkPlan(ctx, d)
+	sp.EstRows = estimateOr(sp.EstRows, ins.Source)
 	res, info, err := s.loadPlan(ctx, ins.DB, ins.Table, ins.Label, sp)
 	if err != nil {
 		return err

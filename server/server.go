@@ -73,8 +73,12 @@ type Server struct {
 	loadErrors loadErrorLogs
 	// streamRecs are the last stream loads, for SHOW STREAM LOAD.
 	streamRecs streamRecords
+	// liveStreams are the stream loads running now (streamload_live.go).
+	liveStreams liveStreams
 	// analyzer runs ANALYZE jobs and the automatic collection (analyze.go).
 	analyzer *analyzer
+	// alters runs schema change jobs (schemachange_job.go).
+	alters *alterRunner
 
 	mu       sync.Mutex
 	sessions map[uint32]*Session
@@ -93,7 +97,7 @@ func Start(cfg Config) (*Server, error) {
 	if cfg.Host == "" {
 		cfg.Host = "127.0.0.1"
 	}
-	s := &Server{cfg: cfg, log: cfg.Log, globals: newGlobalVars(), sessions: map[uint32]*Session{}, start: time.Now(), analyzer: newAnalyzer()}
+	s := &Server{cfg: cfg, log: cfg.Log, globals: newGlobalVars(), sessions: map[uint32]*Session{}, start: time.Now(), analyzer: newAnalyzer(), alters: newAlterRunner()}
 	ok := false
 	defer func() {
 		if !ok {
@@ -107,6 +111,7 @@ func Start(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open FE metadata: %w", err)
 	}
+	clearSpill(cfg.DataDir) // the data dir is ours now (its metadata opened)
 	s.meta = meta
 	// The cluster token, made on the first start: backends serve only
 	// callers presenting it (rpc.TokenGuard).
@@ -212,6 +217,7 @@ func (s *Server) Backends() []*be.Backend { return s.bes }
 // Close stops everything, in reverse order of start.
 func (s *Server) Close() {
 	s.analyzer.stop()
+	s.alters.shutdown()
 	if s.httpSrv != nil {
 		s.httpSrv.Close()
 	}

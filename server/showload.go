@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -85,7 +86,7 @@ func (s *Session) showLoad(st *parser.ShowLoad, w wire.ResultWriter) error {
 	if st.Stream {
 		names = []string{"Label", "Db", "Table", "ClientIp", "Status", "Message", "Url", "TotalRows", "LoadedRows",
 			"FilteredRows", "UnselectedRows", "LoadBytes", "StartTime", "FinishTime", "User", "Comment"}
-		for _, r := range s.srv.streamRecs.all() {
+		for _, r := range append(s.srv.streamRecs.all(), s.srv.liveStreams.records()...) {
 			if r.DB != db || !a.Table(db, r.Table, catalog.WantLoad) {
 				continue
 			}
@@ -218,41 +219,41 @@ func isDigits(s string) bool {
 	return s != ""
 }
 
-// showAlterColumn is SHOW ALTER TABLE COLUMN: Doris's schema change jobs.
-// Light schema changes take effect within their statement and heavy ones
-// are refused, so there is never a job to list; the clauses are still
-// checked against Doris's columns.
+// showAlterColumn is SHOW ALTER TABLE COLUMN [FROM db] [WHERE …] [ORDER
+// BY …] [LIMIT n]: the database's schema change jobs (schemachange.go).
 func (s *Session) showAlterColumn(st *parser.ShowAlterColumn, w wire.ResultWriter) error {
 	db, err := s.dbName(st.DB)
 	if err != nil {
 		return err
 	}
-	if _, err := s.srv.cat.Database(db); err != nil {
+	d, err := s.srv.cat.Database(db)
+	if err != nil {
 		return err
 	}
-	names := []string{"JobId", "TableName", "CreateTime", "FinishTime", "IndexName", "IndexId", "OriginIndexId",
-		"SchemaVersion", "TransactionId", "State", "Msg", "Progress", "Timeout"}
-	known := func(n string) bool {
-		for _, c := range names {
-			if strings.EqualFold(c, n) {
-				return true
-			}
-		}
-		return false
+	if err := alterJobsWhere(st); err != nil {
+		return err
 	}
-	for _, c := range st.Where {
-		if !known(c.Field) {
-			return sqlerr.BadField.New(c.Field, "where clause")
-		}
+	a := s.access()
+	rows := s.srv.alterJobRows(d, func(table string) bool { return a.Table(db, table, catalog.WantShow) })
+	if len(st.OrderBy) > 0 && st.OrderBy[0].Desc {
+		// Rows come by JobId; ties of a descending order (two jobs
+		// created in the same second) then list the newer first.
+		slices.Reverse(rows)
 	}
-	for _, o := range st.OrderBy {
-		if !known(o.Column) {
-			return sqlerr.BadField.New(o.Column, "order clause")
-		}
+	rows, err = filterShowRows(alterColumnNames, rows, &st.ShowLoad)
+	if err != nil {
+		return err
 	}
-	cols := make([]wire.Column, len(names))
-	for i, n := range names {
+	cols := make([]wire.Column, len(alterColumnNames))
+	for i, n := range alterColumnNames {
 		cols[i] = strCol(n)
 	}
-	return writeTable(w, cols, nil)
+	out := make([][]types.Datum, len(rows))
+	for i, r := range rows {
+		out[i] = make([]types.Datum, len(r))
+		for j, v := range r {
+			out[i][j] = str(v)
+		}
+	}
+	return writeTable(w, cols, out)
 }

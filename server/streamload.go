@@ -58,8 +58,8 @@ const loadIdleTimeout = 60 * time.Second
 type countingReader struct {
 	r        io.Reader
 	rc       *http.ResponseController
-	n        int64
-	deadline time.Time // the load's timeout (zero: none)
+	n        atomic.Int64 // read by SHOW STREAM LOAD while the load runs
+	deadline time.Time    // the load's timeout (zero: none)
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
@@ -71,7 +71,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 		_ = c.rc.SetReadDeadline(d)
 	}
 	n, err := c.r.Read(p)
-	c.n += int64(n)
+	c.n.Add(int64(n))
 	return n, err
 }
 
@@ -94,7 +94,11 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	db, table := r.PathValue("db"), r.PathValue("table")
-	defer s.recordStreamLoad(r, db, table, a.User, start, resp)
+	var live *liveStream
+	defer func() {
+		s.recordStreamLoad(r, db, table, a.User, start, resp)
+		s.liveStreams.remove(live) // after the record: always shown in one of them
+	}()
 	// LOAD_PRIV is checked before the table is looked up, so a caller
 	// without it learns nothing of what exists.
 	if !a.Table(db, table, catalog.WantLoad) {
@@ -127,6 +131,10 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 	}
 	resp.Comment = parser.comment
 	body := &countingReader{r: r.Body, rc: http.NewResponseController(w)}
+	if resp.Label == "" {
+		resp.Label = catalog.NewLoadLabel()
+	}
+	live = s.liveStreams.add(r, db, table, a.User, resp.Label, start, parser, body)
 	// The load does not follow the request's context: Go's server cancels
 	// it as soon as the client half-closes its side after the body, while
 	// that client still waits for the reply. Whether the load may commit is
@@ -171,7 +179,7 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 	if ctx.Err() == context.DeadlineExceeded && err != nil {
 		err = sqlerr.Doris.New(fmt.Sprintf("[TIMEOUT]stream load timed out: it ran past its timeout of %d seconds", int(parser.timeout/time.Second)))
 	}
-	resp.LoadBytes = body.n
+	resp.LoadBytes = body.n.Load()
 	resp.NumberTotalRows = parser.total.Load()
 	resp.NumberFilteredRows = parser.filtered.Load()
 	resp.NumberUnselectedRows = parser.unselected.Load()
@@ -198,7 +206,7 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 	resp.LoadTimeMs = time.Since(start).Milliseconds()
 	s.metrics.loads.WithLabelValues("success").Inc()
 	s.metrics.loadRows.Add(float64(res.Rows))
-	s.metrics.loadBytes.Add(float64(body.n))
+	s.metrics.loadBytes.Add(float64(body.n.Load()))
 	writeJSON(w, http.StatusOK, resp)
 }
 

@@ -28,7 +28,7 @@ import (
 func (s *Session) sinkPlan(ctx context.Context, d *physical.Distributed) (*coord.SinkPlan, *sinkResult) {
 	now := time.Now()
 	env := &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: now, Ctx: ctx, Warn: s.warnings()},
-		Tracker: op.NewMemTracker(s.vars.int("exec_mem_limit"))}
+		Tracker: op.NewMemTracker(s.vars.int("exec_mem_limit")), Spill: s.spillConfig()}
 	s.mu.Lock()
 	id := s.queryID
 	s.mu.Unlock()
@@ -54,7 +54,7 @@ type sinkResult struct{ prof *coord.Profile }
 // the rows written and what each sink instance wrote where.
 func (s *Session) keepSinkProfile(rows int64, took time.Duration, sr *sinkResult) {
 	s.keepProfile(append([]string{"", "PROFILE", fmt.Sprintf("  rows written: %d", rows),
-		fmt.Sprintf("  total time: %.3f ms", float64(took.Microseconds())/1000)}, sinkLines(sr.prof)...))
+		fmt.Sprintf("  total time: %.3f ms", float64(took.Microseconds())/1000)}, append(sinkLines(sr.prof), adaptiveLines(sr.prof)...)...))
 }
 
 // sinkLines reports where a finished INSERT's table sink instances ran and
@@ -152,6 +152,7 @@ func (s *Session) insertOverwrite(ctx context.Context, st *parser.Vitess, n *sql
 	s.hook("rows", st.Text)
 	start := time.Now()
 	sp, sr := s.sinkPlan(ctx, d)
+	sp.EstRows = estimateOr(sp.EstRows, ins.Source)
 	sp.Target = physical.SinkSpec(ins.DB, t, fresh)
 	sp.Target.Overwrite = true
 	res, err := s.srv.coord.Overwrite(ctx, coord.OverwriteJob{DB: ins.DB, Table: t, Label: st.Label, Old: old, Fresh: fresh, Plan: sp})

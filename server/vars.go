@@ -46,7 +46,11 @@ var sysVars = map[string]sysVar{
 	"enable_local_shuffle":                     {kind: vBool, def: "true"},
 	"enable_plan_check":                        {kind: vBool, def: "false"}, // re-verify each plan with planner/check (tests turn it on)
 	"runtime_filter_mode":                      {kind: vString, def: "GLOBAL", enum: []string{"off", "local", "global"}},
+	"enable_adaptive_join":                     {kind: vBool, def: "true"}, // PARTITIONED joins may run as BROADCAST once their build side is measured
+	"adaptive_join_skew_share":                 {kind: vFloat, def: "0.2"}, // a probe key over this share of a shuffled adaptive join is spread (0: never)
 	"exec_mem_limit":                           {kind: vInt, def: "2147483648"},
+	"enable_spill":                             {kind: vBool, def: "false"}, // hash joins spill past exec_mem_limit (spill.go)
+	"spill_hash_join_partition_count":          {kind: vInt, def: "32"},
 	"query_timeout":                            {kind: vInt, def: "900"},
 	"insert_timeout":                           {kind: vInt, def: "14400"},
 	"broadcast_hashtable_mem_limit_percentage": {kind: vFloat, def: "0.2"},
@@ -179,8 +183,12 @@ func normalizeVar(name, val string) (string, error) {
 		}
 		return "", sqlerr.WrongValueForVar.New(name, val)
 	case vInt:
-		if _, err := strconv.ParseInt(val, 10, 64); err != nil {
+		i, err := strconv.ParseInt(val, 10, 64)
+		if err != nil {
 			return "", sqlerr.WrongTypeForVar.New(name)
+		}
+		if name == "spill_hash_join_partition_count" && (i < 2 || i > 32) {
+			return "", sqlerr.WrongValueForVar.New(name, val)
 		}
 	case vFloat:
 		if _, err := strconv.ParseFloat(val, 64); err != nil {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"time"
 
@@ -85,6 +86,18 @@ func queryFragments(g *physical.Graph, pr *coord.Profile) []webui.Fragment {
 			recv[int(id)] = r
 		}
 	}
+	// How adaptive joins ran, and the kind their exchanges ran as.
+	ran := map[int]string{}
+	exKind := map[int]string{}
+	for _, a := range pr.Adaptive {
+		ran[int(a.Join)] = fmt.Sprintf("%s (adaptive: build side %d rows, %d bytes)", a.Ran, a.BuildRows, a.BuildBytes)
+		if a.Ran == fragment.AdaptBroadcast {
+			exKind[int(a.Build)] = "broadcast (adaptive, planned hash)"
+			exKind[int(a.Probe)] = "local (adaptive, planned hash)"
+		} else if a.Skewed > 0 {
+			exKind[int(a.Probe)] = fmt.Sprintf("hash, %d skewed keys spread (adaptive)", a.Skewed)
+		}
+	}
 	var out []webui.Fragment
 	for _, gf := range g.Fragments {
 		f := webui.Fragment{ID: gf.ID, Partition: gf.Partition, Sink: gf.Sink, Tasks: gf.Tasks}
@@ -123,6 +136,9 @@ func queryFragments(g *physical.Graph, pr *coord.Profile) []webui.Fragment {
 			}
 			f.Exchange = &webui.Exchange{ID: x.ID, Kind: x.Kind, From: gf.ID, To: x.To, EstRows: x.EstRows, EstBytes: x.EstBytes,
 				Rows: got.Rows, Bytes: got.Bytes, WireBytes: got.WireBytes, BlockedMs: float64(got.BlockedNs) / 1e6}
+			if k, ok := exKind[gf.ID]; ok {
+				f.Exchange.Kind = k
+			}
 		}
 		for _, gn := range gf.Nodes {
 			n := webui.Node{ID: gn.ID, Label: gn.Label, Inputs: gn.Inputs, From: gn.From, EstRows: gn.EstRows, Attrs: gn.Attrs}
@@ -130,7 +146,7 @@ func queryFragments(g *physical.Graph, pr *coord.Profile) []webui.Fragment {
 				n.Rows, n.TimeMs, n.PeakMem, n.Instances = a.rows, float64(a.timeNs)/1e6, a.peak, a.instances
 			}
 			if j := gn.Join; j != nil {
-				n.Join = &webui.Join{Distribution: j.Distribution, Colocate: j.Colocate, ColocateReason: j.ColocateReason}
+				n.Join = &webui.Join{Distribution: j.Distribution, Colocate: j.Colocate, ColocateReason: j.ColocateReason, Ran: ran[gn.ID]}
 			}
 			f.Nodes = append(f.Nodes, n)
 		}

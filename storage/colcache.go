@@ -15,6 +15,11 @@ type colKey struct {
 	rs    rowsetID
 	seg   int32
 	col   int32
+	// del, for a column read without the rows delete conditions drop
+	// (delete.go), names the conditions: the newest one's version and
+	// their count; 0 for the column as stored.
+	del  Version
+	ndel int32
 }
 
 // lru is a byte-bounded least-recently-used map of decoded columns. Plain

@@ -334,6 +334,10 @@ func (s *Store) background() {
 			if s.onCompacted != nil {
 				s.onCompacted(id)
 			}
+		case <-s.reclaimCh:
+			if err := s.reclaim(); err != nil {
+				s.lastBgErr.Store(&err)
+			}
 		case now := <-tick.C:
 			if err := s.gcStale(now); err != nil {
 				s.lastBgErr.Store(&err)

@@ -301,6 +301,67 @@ func (it *scanIter) readLive(seg segRef, cols []int) ([]arrow.Array, int, error)
 		arrs, err := it.readColumns(seg, cols)
 		return arrs, seg.rows, err
 	}
+	if seg.dead != nil && !seg.dead.IsEmpty() {
+		return it.applyDeletes(seg, cols)
+	}
+	// Delete conditions only: the surviving rows of a segment are the same
+	// for every scan that sees the same conditions, so they are cached
+	// (colKey.del) as the columns are. Until a compaction folds the
+	// conditions away, a scan then neither reads their columns nor
+	// evaluates them nor copies the surviving rows out again.
+	cc := columnCache()
+	if it.noCache {
+		cc = nil
+	}
+	keys := make([]colKey, len(cols))
+	for i, c := range cols {
+		st := seg.lay[c]
+		if st < 0 || cc == nil {
+			cc = nil
+			break
+		}
+		keys[i] = colKey{store: it.s.id, tab: it.tab, rs: seg.rs, seg: int32(seg.seg), col: int32(st),
+			del: seg.dels[len(seg.dels)-1].version, ndel: int32(len(seg.dels))}
+	}
+	if cc != nil {
+		if arrs, ok := cachedAll(cc, keys); ok {
+			it.s.colHits.Add(int64(len(cols)))
+			return arrs, arrs[0].Len(), nil
+		}
+	}
+	arrs, rows, err := it.applyDeletes(seg, cols)
+	if err == nil && cc != nil {
+		for i, a := range arrs {
+			a.Retain() // the cache's reference
+			cc.put(keys[i], a)
+		}
+	}
+	return arrs, rows, err
+}
+
+// cachedAll is every key's cached array (each retained), or false if one
+// is missing.
+func cachedAll(cc *lru, keys []colKey) ([]arrow.Array, bool) {
+	out := make([]arrow.Array, len(keys))
+	for i, k := range keys {
+		a, ok := cc.get(k)
+		if !ok {
+			return nil, false
+		}
+		out[i] = a
+	}
+	if len(out) == 0 {
+		return nil, false
+	}
+	for _, a := range out {
+		a.Retain()
+	}
+	return out, true
+}
+
+// applyDeletes reads the given columns of one segment and drops the rows
+// its delete conditions and delete bitmap remove.
+func (it *scanIter) applyDeletes(seg segRef, cols []int) ([]arrow.Array, int, error) {
 	load := slices.Clone(cols)
 	for _, d := range seg.dels {
 		for _, c := range d.pred.Columns() {

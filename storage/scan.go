@@ -120,6 +120,8 @@ type segRef struct {
 	lay []int
 	// dead are the rows delete bitmaps mark (merge-on-write, mow.go).
 	dead *roaring.Bitmap
+	// ver is the version the segment's rowset ends at (versioncol.go).
+	ver Version
 }
 
 // Scan reads a tablet at req.Version. Ranges only prune whole segments (and
@@ -236,7 +238,7 @@ func (it *scanIter) planRowsets(rowsets []rowsetMeta, ranges []ColumnRange, dels
 				it.s.segmentsPruned.Add(1)
 				continue
 			}
-			ref := segRef{rs: rs.ID, seg: seg, rows: m.Rows, dels: segmentDeletes(ds, m), lay: lay, dead: dead[segID{rs.ID, seg}]}
+			ref := segRef{rs: rs.ID, seg: seg, rows: m.Rows, dels: segmentDeletes(ds, m), lay: lay, dead: dead[segID{rs.ID, seg}], ver: rs.End}
 			if ref.dead != nil && ref.dead.GetCardinality() >= uint64(m.Rows) {
 				continue // every row replaced since
 			}
@@ -355,6 +357,21 @@ func (it *scanIter) readColumns(seg segRef, cols []int) ([]arrow.Array, error) {
 			cc.put(ck, a)
 		}
 		arrs[i] = a
+	}
+	if vc := it.schema.VersionCol - 1; vc >= 0 {
+		first := -1 // the column asked twice shares the first's array
+		for i, c := range cols {
+			switch {
+			case c != vc:
+			case first < 0:
+				first = i
+				arrs[i] = withVersion(arrs[i], seg.ver)
+			default:
+				arrs[i].Release()
+				arrs[first].Retain()
+				arrs[i] = arrs[first]
+			}
+		}
 	}
 	return arrs, nil
 }

@@ -111,9 +111,13 @@ type Store struct {
 	foldRows int64
 
 	compactCh chan TabletID
-	stop      chan struct{}
-	wg        sync.WaitGroup
-	closeOnce sync.Once
+	// reclaim.go: dropped tablets whose disk the background loop frees.
+	reclaimMu  sync.Mutex
+	reclaimIDs []TabletID
+	reclaimCh  chan struct{}
+	stop       chan struct{}
+	wg         sync.WaitGroup
+	closeOnce  sync.Once
 
 	// Counters for tests and metrics.
 	segmentsRead, segmentsPruned atomic.Int64
@@ -176,6 +180,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		preds:      map[predKey]compiledCond{},
 		foldRows:   defaultFoldRows,
 		compactCh:  make(chan TabletID, 1024),
+		reclaimCh:  make(chan struct{}, 1),
 		stop:       make(chan struct{}),
 	}
 	if err := s.initIngest(dir, opts); err != nil {
@@ -404,7 +409,11 @@ func (s *Store) DropTablet(id TabletID) error {
 			return err
 		}
 	}
-	return b.Commit(pebble.Sync)
+	if err := b.Commit(pebble.Sync); err != nil {
+		return err
+	}
+	s.queueReclaim(id)
+	return nil
 }
 
 // Tablets lists the tablets of the store in id order.

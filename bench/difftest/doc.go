@@ -135,7 +135,9 @@
 // /*+ shuffle */, Spark's BROADCAST, SHUFFLE_REPLICATE_NL, SHUFFLE_HASH,
 // MERGE) and sessions (sessionVars: bucket shuffle, join reorder, colocate
 // plans, runtime filters and local shuffle off, shuffle preferred,
-// parallel_pipeline_task_num 1 and 4); a third of them run, in rotation.
+// adaptive joins off, a broadcast row limit of 40 that plans more shuffles
+// and settles them both ways at run time, parallel_pipeline_task_num 1 and
+// 4); a third of them run, in rotation.
 // Ternary logic partitioning (TLP, after SQLancer) checks dorisgo against
 // itself: a query's rows must be the UNION ALL of the query WHERE p, WHERE
 // NOT p and WHERE p IS NULL (aggregates re-aggregated: COUNT and SUM by

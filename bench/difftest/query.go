@@ -42,10 +42,14 @@ var sessionVars = map[string][2]string{
 	"no_rf":       {"SET runtime_filter_mode = 'OFF'", "SET runtime_filter_mode = 'GLOBAL'"},
 	"shuffle":     {"SET prefer_join_method = 'shuffle'", "SET prefer_join_method = 'broadcast'"},
 	"no_local":    {"SET enable_local_shuffle = false", "SET enable_local_shuffle = true"},
+	// Adaptive joins off, and a row limit that plans more joins as shuffles
+	// and settles them both ways at run time (build sides over and under it).
+	"no_adaptive": {"SET enable_adaptive_join = false", "SET enable_adaptive_join = true"},
+	"row_limit":   {"SET broadcast_row_count_limit = 40", "SET broadcast_row_count_limit = 30000000"},
 }
 
 var (
-	joinSessions  = []string{"no_bucket", "no_reorder", "no_colocate", "tasks1", "tasks4", "no_rf", "shuffle", "no_local"}
+	joinSessions  = []string{"no_bucket", "no_reorder", "no_colocate", "tasks1", "tasks4", "no_rf", "shuffle", "no_local", "no_adaptive", "row_limit"}
 	otherSessions = []string{"tasks1", "tasks4"}
 	// joinHints go right after a JOIN keyword; sparkHints after SELECT.
 	joinHints  = []string{"[shuffle]", "[broadcast]", "[bucket]", "[colocate]", "/*+ shuffle */"}

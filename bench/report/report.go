@@ -102,6 +102,8 @@ type JoinRow struct {
 	FormulaB int64   `json:"formula_bytes"`
 	MedianMS float64 `json:"median_ms"`
 	Error    string  `json:"error,omitempty"`
+	// Ran is how an adaptive join ran (the estimated-wrong cases).
+	Ran string `json:"ran,omitempty"`
 }
 
 // Median of xs (0 for none).

@@ -14,6 +14,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -53,7 +54,9 @@ type Backend struct {
 	// earlyStreams counts the streams waiting for their inbox now.
 	earlyStreams atomic.Int64
 	clients      map[string]*rpc.Client // peers this backend pushes exchange streams to
-	guard        *rpc.TokenGuard        // the cluster token, checked on every call and shown to peers
+	// adapt holds the adaptive joins being settled, by query (adapt.go).
+	adapt adaptBoard
+	guard *rpc.TokenGuard // the cluster token, checked on every call and shown to peers
 
 	metrics *metrics
 }
@@ -88,6 +91,7 @@ func StartToken(dir, addr string, log *slog.Logger, token string) (*Backend, err
 		ended: map[string]time.Time{}, regChanged: make(chan struct{}), clients: map[string]*rpc.Client{}}
 	b.metrics = newMetrics(b)
 	b.guard = guard
+	os.RemoveAll(b.spillDir()) // a crash's leftovers
 	b.gs = grpc.NewServer(append(rpc.ServerOptions(), guard.ServerOptions()...)...)
 	flight.RegisterFlightServiceServer(b.gs, b)
 	go func() {
@@ -110,6 +114,10 @@ func compilePredicate(cond []byte, cols []types.Column) (storage.Predicate, erro
 
 // Addr is the host:port the backend serves on.
 func (b *Backend) Addr() string { return b.ln.Addr().String() }
+
+// spillDir holds the spill files of this backend's hash joins: beside the
+// store, not in Pebble's directory, and not counted as its data.
+func (b *Backend) spillDir() string { return b.dir + "-spill" }
 
 // Store exposes the tablet store (for tests and stats).
 func (b *Backend) Store() *storage.Store { return b.store }
@@ -170,6 +178,9 @@ func (b *Backend) DoAction(a *flight.Action, stream flight.FlightService_DoActio
 
 func (b *Backend) action(ctx context.Context, typ string, body []byte) (any, error) {
 	if resp, ok, err := b.cloneAction(ctx, typ, body); ok {
+		return resp, err
+	}
+	if resp, ok, err := b.adaptAction(ctx, typ, body); ok {
 		return resp, err
 	}
 	switch typ {

@@ -44,6 +44,8 @@ func (b *Backend) cloneAction(ctx context.Context, typ string, body []byte) (res
 		}
 		resp, err := b.tabletChecksum(ctx, r)
 		return resp, true, err
+	case rpc.ActTabletReport:
+		return rpc.TabletReportResp{Tablets: b.store.Tablets()}, true, nil
 	}
 	return nil, false, nil
 }

@@ -98,6 +98,7 @@ func (b *Backend) endLocked(q string) {
 		b.endedOrder = append(b.endedOrder, q)
 	}
 	b.ended[q] = now
+	delete(b.adapt, q)
 	b.notifyLocked()
 }
 
@@ -199,6 +200,9 @@ func (b *Backend) queryStatus(q string) rpc.QueryStatusResp {
 		if ts := in.sink.Load(); ts != nil {
 			rep.Table = &op.TableSinkStats{Rows: ts.Written()}
 		}
+		if xs := in.xsink.Load(); xs != nil {
+			rep.Sink, rep.AdaptMode = xs.Stats(), xs.Mode()
+		}
 		r.Live = append(r.Live, rep)
 	}
 	return r
@@ -244,8 +248,9 @@ type instance struct {
 	inboxes map[fragment.NodeID]*op.Inbox
 	outs    []op.Outlet
 	// sink is the running table sink, whose rows so far query_status
-	// reports (a load's progress).
-	sink atomic.Pointer[op.TableSink]
+	// reports (a load's progress); xsink the running exchange sink.
+	sink  atomic.Pointer[op.TableSink]
+	xsink atomic.Pointer[op.ExchangeSink]
 }
 
 // execFragment runs one instance for the whole of the exec_fragment call.
@@ -266,6 +271,11 @@ func (b *Backend) execFragment(body []byte, stream flight.FlightService_DoAction
 	// Sets: a long IN list becomes a hash set once per instance, not per batch.
 	in.env = &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: time.UnixMicro(req.NowMicro), Sets: &expr.InSets{}, Ctx: ctx, Warn: &expr.Warnings{}},
 		Tracker: op.NewMemTracker(req.MemLimit)}
+	if req.Spill != nil {
+		sp := *req.Spill
+		sp.Dir = b.spillDir()
+		in.env.Spill = &sp
+	}
 	if err := in.register(&cancel); err != nil {
 		in.unregister(&cancel)
 		return rpc.ToStatus(err)
@@ -283,6 +293,8 @@ func (b *Backend) execFragment(body []byte, stream flight.FlightService_DoAction
 				o.Abort()
 			case op.InboxOutlet:
 				o.In.Fail(err)
+			case *localOutlet:
+				o.abort(err)
 			}
 		}
 		return rpc.ToStatus(err)
@@ -355,12 +367,16 @@ func (in *instance) run(ctx context.Context) (_ *rpc.InstanceReport, err error) 
 		if d.Pull {
 			continue
 		}
+		id := rpc.StreamID{QueryID: req.QueryID, Exchange: req.Sink.ExchangeID, Receiver: d.Instance, Sender: req.Instance}
+		if d.Local {
+			in.outs[i] = &localOutlet{b: in.b, id: id}
+			continue
+		}
 		cl, err := in.b.peer(d.Addr)
 		if err != nil {
 			return nil, err
 		}
-		p, err := cl.Push(ctx, rpc.StreamID{QueryID: req.QueryID, Exchange: req.Sink.ExchangeID, Receiver: d.Instance,
-			Sender: req.Instance}, schema)
+		p, err := cl.Push(ctx, id, schema)
 		if err != nil {
 			return nil, sqlerr.Doris.New(fmt.Sprintf("exchange to backend %s: %v", d.Addr, err))
 		}
@@ -391,12 +407,16 @@ func (in *instance) run(ctx context.Context) (_ *rpc.InstanceReport, err error) 
 		spec := op.SinkSpec{Kind: req.Sink.Kind, Keys: fragment.Unwrap(req.Sink.Keys), Buckets: req.Sink.Buckets,
 			BucketOwner: req.Sink.BucketOwner}
 		sink := op.NewExchangeSink(in.env, root, spec, in.outs)
+		if req.Sink.Adapt != nil {
+			sink.Adapt(in.sinkAdapt(req.Sink.Adapt))
+		}
+		in.xsink.Store(sink)
 		err = sink.Run(ctx)
 		root.Close()
 		if err != nil {
 			return nil, err
 		}
-		rep.Sink = sink.Stats()
+		rep.Sink, rep.AdaptMode = sink.Stats(), sink.Mode()
 	}
 	rep.Operators = prof.Stats()
 	rep.WarnCount, rep.Warnings = in.env.Eval.Warn.Count(), in.env.Eval.Warn.List()

@@ -127,7 +127,8 @@ func (c *Coordinator) CreatePartitionTablets(ctx context.Context, t *catalog.Tab
 }
 
 // DropPartitionTablets drops every replica of partition p (of t, as it was
-// when p belonged to it); dead backends are skipped.
+// when p belonged to it); a backend that cannot be reached drops them at
+// its next tablet report.
 func (c *Coordinator) DropPartitionTablets(ctx context.Context, t *catalog.Table, p *catalog.Partition) {
 	per := map[catalog.BackendID][]storage.TabletID{}
 	for _, tb := range p.Tablets {
@@ -138,9 +139,11 @@ func (c *Coordinator) DropPartitionTablets(ctx context.Context, t *catalog.Table
 	for be, ids := range per {
 		cl, err := c.Client(be)
 		if err != nil {
+			c.rememberOrphans(be, ids)
 			continue
 		}
 		if err := cl.Do(ctx, rpc.ActDropTablet, rpc.DropTabletReq{Tablets: ids}, nil); err != nil {
+			c.rememberOrphans(be, ids) // its next tablet report drops them
 			c.log.Warn("drop partition tablets", "backend", be, "err", err)
 		}
 	}

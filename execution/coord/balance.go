@@ -11,7 +11,9 @@ import (
 // Balance, in the tablet scheduler's round once no repair waits (repairs
 // come first): Doris's BeLoadRebalancer moves replicas of ordinary
 // tablets from the most loaded backend to the least loaded one until the
-// replica counts differ by at most balanceTolerance; its
+// replica counts differ by at most balanceTolerance, choosing the tablets
+// that even the backends' data sizes too, and then evens data sizes
+// beyond diskTolerance (pickDiskMove); its
 // ColocateTableCheckerAndBalancer evens each colocate group's bucket
 // sequence, one bucket at a time: the bucket's backend is replaced in the
 // sequence (catalog.MoveBucket), the group is unstable while plan's
@@ -21,10 +23,12 @@ import (
 // per-backend clone limit).
 //
 // Unlike Doris, which balances all the time, balance is armed when a
-// backend joins a cluster holding replicas (ALTER SYSTEM ADD BACKEND) or
-// when disable_balance is set to false, and disarms once balanced: a table's
-// round-robin placement (every table starts at the first backend) is not
-// churned in a cluster nobody grew.
+// backend joins a cluster holding replicas (ALTER SYSTEM ADD BACKEND), when
+// a backend returns whose replicas were re-created elsewhere meanwhile
+// (its tablet report dropped them, report.go) or when disable_balance is
+// set to false, and disarms once balanced: a table's round-robin placement
+// (every table starts at the first backend, so counts drift apart over
+// tables) is not churned in a cluster nobody grew.
 
 const (
 	balanceTolerance = 1
@@ -143,7 +147,32 @@ type movable struct {
 	table   catalog.TableID
 	tablet  storage.TabletID
 	holders []catalog.BackendID
+	bytes   int64 // tabletBytes
 }
+
+// tabletBytes estimates a tablet's data size from its partition's
+// committed bytes, shared by row count (the catalog's statistics: no call
+// to a backend, and a move counts at once, so balance does not overshoot
+// while a heartbeat's disk figures lag behind).
+func tabletBytes(p *catalog.Partition, tb *catalog.Tablet) int64 {
+	switch {
+	case p.RowCount > 0:
+		return p.DataSize * tb.RowCount / p.RowCount
+	case len(p.Tablets) > 0:
+		return p.DataSize / int64(len(p.Tablets))
+	}
+	return 0
+}
+
+// diskMinGap is the least data-size difference between two backends that
+// balance evens out; a larger one is tolerated up to diskTolerancePct of
+// the larger backend's data.
+const (
+	diskMinGap       = 1 << 20
+	diskTolerancePct = 10
+)
+
+func diskTolerance(hi int64) int64 { return max(diskMinGap, hi*diskTolerancePct/100) }
 
 // balanceReplicas moves ordinary tablets from the most loaded backends to
 // the least loaded ones while their counts differ by more than the
@@ -154,6 +183,7 @@ func (s *tabletSched) balanceReplicas(targets []catalog.BackendID) bool {
 	for be, n := range s.c.replicaCounts() {
 		counts[be] = n
 	}
+	bytes := map[catalog.BackendID]int64{} // data per backend (tabletBytes)
 	s.mu.Lock()
 	moving := make(map[storage.TabletID]repairJob, len(s.balancing))
 	for id, j := range s.balancing {
@@ -166,41 +196,67 @@ func (s *tabletSched) balanceReplicas(targets []catalog.BackendID) bool {
 	var cands []movable
 	for _, t := range s.tables() {
 		if t.ColocateGroup != "" {
-			continue // moves with its group's buckets
+			// Moves with its group's buckets; its data counts.
+			for _, p := range t.Partitions {
+				for _, tb := range p.Tablets {
+					for _, r := range tb.Replicas {
+						bytes[r.BackendID] += tabletBytes(p, tb)
+					}
+				}
+			}
+			continue
 		}
 		for _, p := range t.Partitions {
 			if p.NextVersion != p.VisibleVersion+1 {
 				continue
 			}
 			for _, tb := range p.Tablets {
+				size := tabletBytes(p, tb)
+				for _, r := range tb.Replicas {
+					bytes[r.BackendID] += size
+				}
 				if j, ok := moving[tb.ID]; ok {
 					// Its new replica may be registered already (lagging).
 					if !hasReplica(tb, j.to) {
 						counts[j.to]++
+						bytes[j.to] += size
 					}
 					if hasReplica(tb, j.from) {
 						counts[j.from]--
+						bytes[j.from] -= size
 					}
 					continue
 				}
 				if len(tb.Replicas) != replicationOf(t, tb) || len(tb.HealthyOn()) != len(tb.Replicas) {
 					continue
 				}
-				cands = append(cands, movable{table: t.ID, tablet: tb.ID, holders: tb.HealthyOn()})
+				cands = append(cands, movable{table: t.ID, tablet: tb.ID, holders: tb.HealthyOn(), bytes: size})
 			}
 		}
 	}
-	for started := len(moving); started < maxBalanceMoves; started++ {
-		j, ok := pickMove(targets, counts, cands, moving)
-		if !ok {
+	size := map[storage.TabletID]int64{}
+	for _, m := range cands {
+		size[m.tablet] = m.bytes
+	}
+	for started := len(moving); started < maxBalanceMoves; {
+		js := pickMove(targets, counts, bytes, cands, moving)
+		if js == nil {
+			js = pickDiskMove(targets, counts, bytes, cands, moving)
+		}
+		if js == nil || started+len(js) > maxBalanceMoves && started > 0 {
 			return started > 0
 		}
-		if !s.startBalance(j) {
-			return true // a backend is at its clone limit: next round
+		for _, j := range js {
+			if !s.startBalance(j) {
+				return true // a backend is at its clone limit: next round
+			}
+			started++
+			moving[j.tablet] = j
+			counts[j.from]--
+			counts[j.to]++
+			bytes[j.from] -= size[j.tablet]
+			bytes[j.to] += size[j.tablet]
 		}
-		moving[j.tablet] = j
-		counts[j.from]--
-		counts[j.to]++
 	}
 	return true
 }
@@ -215,8 +271,10 @@ func hasReplica(tb *catalog.Tablet, be catalog.BackendID) bool {
 }
 
 // pickMove chooses a tablet to move from a loaded backend to a light one:
-// the most loaded first, onto the least loaded that lacks the tablet.
-func pickMove(targets []catalog.BackendID, counts map[catalog.BackendID]int, cands []movable, moving map[storage.TabletID]repairJob) (repairJob, bool) {
+// the most loaded first, onto the least loaded that lacks the tablet; of
+// the tablets it could move, the one that best evens the two backends'
+// data sizes.
+func pickMove(targets []catalog.BackendID, counts map[catalog.BackendID]int, bytes map[catalog.BackendID]int64, cands []movable, moving map[storage.TabletID]repairJob) []repairJob {
 	order := slices.Clone(targets)
 	sort.SliceStable(order, func(i, j int) bool { return counts[order[i]] > counts[order[j]] })
 	for hi := 0; hi < len(order); hi++ {
@@ -225,17 +283,86 @@ func pickMove(targets []catalog.BackendID, counts map[catalog.BackendID]int, can
 			if counts[from]-counts[to] <= balanceTolerance {
 				continue
 			}
-			for _, m := range cands {
-				if _, busy := moving[m.tablet]; busy {
+			best, bestGap := -1, int64(0)
+			for i, m := range cands {
+				if _, busy := moving[m.tablet]; busy || !slices.Contains(m.holders, from) || slices.Contains(m.holders, to) {
 					continue
 				}
-				if slices.Contains(m.holders, from) && !slices.Contains(m.holders, to) {
-					return repairJob{table: m.table, tablet: m.tablet, from: from, to: to, drop: from}, true
+				gap := abs((bytes[from] - m.bytes) - (bytes[to] + m.bytes))
+				if best < 0 || gap < bestGap {
+					best, bestGap = i, gap
+				}
+			}
+			if best >= 0 {
+				m := cands[best]
+				return []repairJob{{table: m.table, tablet: m.tablet, from: from, to: to, drop: from}}
+			}
+		}
+	}
+	return nil
+}
+
+// pickDiskMove evens data sizes once replica counts are even: between the
+// backends with the most and the least data, if they differ beyond
+// diskTolerance, a tablet moves from the one to the other when that keeps
+// the counts within balanceTolerance, else a large tablet and a small one
+// trade places. Only moves that leave a smaller difference are taken, so
+// a tablet larger than the difference stays where it is.
+func pickDiskMove(targets []catalog.BackendID, counts map[catalog.BackendID]int, bytes map[catalog.BackendID]int64, cands []movable, moving map[storage.TabletID]repairJob) []repairJob {
+	order := slices.Clone(targets)
+	sort.SliceStable(order, func(i, j int) bool { return bytes[order[i]] > bytes[order[j]] })
+	from, to := order[0], order[len(order)-1]
+	gap := bytes[from] - bytes[to]
+	if gap <= diskTolerance(bytes[from]) {
+		return nil
+	}
+	var on, off []movable // movable from → to, and to → from
+	for _, m := range cands {
+		if _, busy := moving[m.tablet]; busy {
+			continue
+		}
+		a, b := slices.Contains(m.holders, from), slices.Contains(m.holders, to)
+		switch {
+		case a && !b:
+			on = append(on, m)
+		case b && !a:
+			off = append(off, m)
+		}
+	}
+	// Largest first on the loaded side, smallest first on the light one;
+	// a few of each bound the pairs tried.
+	sort.Slice(on, func(i, j int) bool { return on[i].bytes > on[j].bytes })
+	sort.Slice(off, func(i, j int) bool { return off[i].bytes < off[j].bytes })
+	on, off = on[:min(len(on), 64)], off[:min(len(off), 64)]
+	job := func(m movable, from, to catalog.BackendID) repairJob {
+		return repairJob{table: m.table, tablet: m.tablet, from: from, to: to, drop: from}
+	}
+	var best []repairJob
+	bestGap := gap
+	if counts[to]+1-(counts[from]-1) <= balanceTolerance {
+		for _, m := range on {
+			if d := abs(gap - 2*m.bytes); m.bytes > 0 && d < bestGap {
+				best, bestGap = []repairJob{job(m, from, to)}, d
+			}
+		}
+	}
+	for _, b := range on {
+		for _, sm := range off {
+			if delta := b.bytes - sm.bytes; delta > 0 {
+				if d := abs(gap - 2*delta); d < bestGap {
+					best, bestGap = []repairJob{job(b, from, to), job(sm, to, from)}, d
 				}
 			}
 		}
 	}
-	return repairJob{}, false
+	return best
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // startBalance starts move j, tracked as a balance move until it ends.

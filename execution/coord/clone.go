@@ -104,6 +104,7 @@ func (c *Coordinator) dropLater(be catalog.BackendID, tablet storage.TabletID) {
 			}
 		}
 		if !c.isAlive(be) {
+			c.rememberOrphans(be, []storage.TabletID{tablet}) // its tablet report drops it when it returns
 			return
 		}
 		cl, err := c.Client(be)

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dorisgo/dorisgo/catalog"
@@ -71,6 +72,10 @@ type Coordinator struct {
 	sched *tabletSched
 	// starts are the backends' process start times seen (restart.go; under mu).
 	starts map[catalog.BackendID]time.Time
+	// report: the tablet reports dropping stale tablets (report.go; under mu).
+	report reportState
+	// staleRetries counts the re-plans of stale queries (retry.go).
+	staleRetries atomic.Int64
 
 	stop      chan struct{}
 	done      chan struct{}
@@ -214,7 +219,8 @@ func (c *Coordinator) Heartbeat(ctx context.Context) {
 			}
 			c.cat.SetBackendState(b.ID, true, "", time.Now())
 			c.cat.SetBackendDisk(b.ID, resp.DataUsed, resp.DiskTotal, resp.DiskAvail)
-			c.noteStart(b, resp.StartTime)
+			restarted := c.noteStart(b, resp.StartTime)
+			c.maybeReport(b.ID, !b.Alive || restarted)
 			if !b.Alive || c.alter.isDirty(b.ID) {
 				c.syncSchemas(ctx, b.ID) // it may have missed an ALTER TABLE
 			}
@@ -271,12 +277,16 @@ func (c *Coordinator) backendErr(id catalog.BackendID, err error) error {
 	if err == nil {
 		return nil
 	}
-	if _, ok := err.(*sqlerr.Error); ok {
-		return err
-	}
 	addr := ""
 	if b, ok := c.cat.Backend(id); ok {
 		addr = fmt.Sprintf("%s:%d", b.Host, b.Port)
+	}
+	if se, ok := err.(*sqlerr.Error); ok {
+		if rpc.IsPeerFailure(err) {
+			// Its exchange to another backend failed: name both ends.
+			return sqlerr.Doris.New(fmt.Sprintf("backend %d (%s): %s", id, addr, rpc.PeerMessage(se.Message)))
+		}
+		return err
 	}
 	return sqlerr.Doris.New(fmt.Sprintf("backend %d (%s): %s", id, addr, rpc.Cause(err)))
 }

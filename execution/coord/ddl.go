@@ -31,8 +31,8 @@ func (c *Coordinator) CreateTablets(ctx context.Context, t *catalog.Table) error
 	return nil
 }
 
-// DropTablets drops every replica of t's tablets; dead backends are skipped
-// (their orphans are harmless: no catalog entry points at them).
+// DropTablets drops every replica of t's tablets; a backend that cannot be
+// reached drops them at its next tablet report (report.go).
 func (c *Coordinator) DropTablets(ctx context.Context, t *catalog.Table) {
 	per := map[catalog.BackendID][]storage.TabletID{}
 	for _, p := range t.Partitions {
@@ -45,9 +45,11 @@ func (c *Coordinator) DropTablets(ctx context.Context, t *catalog.Table) {
 	for be, ids := range per {
 		cl, err := c.Client(be)
 		if err != nil {
+			c.rememberOrphans(be, ids)
 			continue
 		}
 		if err := cl.Do(ctx, rpc.ActDropTablet, rpc.DropTabletReq{Tablets: ids}, nil); err != nil {
+			c.rememberOrphans(be, ids) // its next tablet report drops them
 			c.log.Warn("drop tablets", "backend", be, "err", err)
 		}
 	}

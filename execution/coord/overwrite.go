@@ -79,28 +79,8 @@ func (c *Coordinator) overwrite(l *loader, job OverwriteJob) (*LoadResult, error
 	if err != nil {
 		return nil, err
 	}
-	// Every replica publishes the new tablets before the commit point, so
-	// they are readable the moment the swap makes them the table's; until
-	// then no query reads them.
-	per := map[catalog.BackendID]map[storage.TabletID]storage.Version{}
-	for _, p := range job.Fresh {
-		for _, tb := range p.Tablets {
-			for _, r := range tb.Replicas {
-				if per[r.BackendID] == nil {
-					per[r.BackendID] = map[storage.TabletID]storage.Version{}
-				}
-				per[r.BackendID][tb.ID] = catalog.OverwriteVersion
-			}
-		}
-	}
-	for be, vs := range per {
-		cl, err := c.Client(be)
-		if err != nil {
-			return nil, err
-		}
-		if err := cl.Do(l.ctx, rpc.ActPublish, rpc.PublishReq{Txn: l.txn, Versions: vs}, nil); err != nil {
-			return nil, c.backendErr(be, err)
-		}
+	if err := c.publishFresh(l, job.Fresh); err != nil {
+		return nil, err
 	}
 	unlock, err := c.lockTable(l.ctx, job.Table.ID)
 	if err != nil {
@@ -120,4 +100,32 @@ func (c *Coordinator) overwrite(l *loader, job OverwriteJob) (*LoadResult, error
 	}
 	l.committed = true
 	return &LoadResult{Txn: l.txn, Rows: l.rows, Bytes: pr.total()}, nil
+}
+
+// publishFresh publishes a load's new tablets (an overwrite's, a schema
+// change's shadow ones) at catalog.OverwriteVersion on every replica before
+// the commit point, so they are readable the moment the swap makes them
+// the table's; until then no query reads them.
+func (c *Coordinator) publishFresh(l *loader, parts []*catalog.Partition) error {
+	per := map[catalog.BackendID]map[storage.TabletID]storage.Version{}
+	for _, p := range parts {
+		for _, tb := range p.Tablets {
+			for _, r := range tb.Replicas {
+				if per[r.BackendID] == nil {
+					per[r.BackendID] = map[storage.TabletID]storage.Version{}
+				}
+				per[r.BackendID][tb.ID] = catalog.OverwriteVersion
+			}
+		}
+	}
+	for be, vs := range per {
+		cl, err := c.Client(be)
+		if err != nil {
+			return err
+		}
+		if err := cl.Do(l.ctx, rpc.ActPublish, rpc.PublishReq{Txn: l.txn, Versions: vs}, nil); err != nil {
+			return c.backendErr(be, err)
+		}
+	}
+	return nil
 }

@@ -34,6 +34,8 @@ type Profile struct {
 	// Root is fragment 0's per-operator counters; RootExchanges its receiving side.
 	Root          []op.OpStats
 	RootExchanges map[fragment.NodeID]op.ExchangeStats
+	// Adaptive is how each adaptive join ran, by join node id order.
+	Adaptive []AdaptOutcome
 }
 
 // ExchangeStats sums the sending side of the exchange reading fragment f.
@@ -124,6 +126,8 @@ func (r *Query) Profile() *Profile {
 	for id, ib := range q.inboxes {
 		p.RootExchanges[id] = ib.Stats()
 	}
+	p.Adaptive = append([]AdaptOutcome(nil), q.adaptOut...)
+	sort.Slice(p.Adaptive, func(i, j int) bool { return p.Adaptive[i].Join < p.Adaptive[j].Join })
 	return p
 }
 
@@ -153,6 +157,10 @@ type query struct {
 	allIn     chan struct{} // closed when pending reaches 0
 	grace     *time.Timer
 	watchDone chan struct{}
+	// adaptive are the plan's adaptive joins by exchange id; adaptOut how
+	// those settled so far ran (adapt.go).
+	adaptive map[fragment.NodeID]*adaptJoin
+	adaptOut []AdaptOutcome
 }
 
 // Run starts plan as query queryID (NewQueryID's form; "" draws a new
@@ -245,6 +253,7 @@ func (q *query) startAll(fs []*fragSched) error {
 	if q.sink == nil && !remoteRoot(fs[0].f) {
 		remote = fs[1:] // fragment 0 runs here
 	}
+	q.adaptive = findAdaptive(fs)
 	perBackend := map[catalog.BackendID]int{}
 	for _, s := range remote {
 		for _, in := range s.instances {
@@ -287,6 +296,7 @@ func (q *query) startAll(fs []*fragSched) error {
 		return err
 	default:
 	}
+	q.settleAdaptive()
 	return nil
 }
 

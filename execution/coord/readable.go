@@ -54,10 +54,12 @@ func (v *replicaView) readable(table int64, t fragment.TabletRef) (fragment.Tabl
 	}
 	var keep []fragment.BackendID
 	var why []string
+	moved := 0
 	for _, be := range t.Replicas {
 		r, ok := state[be]
 		switch {
 		case !ok:
+			moved++
 			why = append(why, fmt.Sprintf("backend %d: replica moved", be))
 		case !r.Healthy() && r.LastFailedVersion <= t.Version:
 			why = append(why, fmt.Sprintf("backend %d: has version %d, lacks %d", be, r.Version, r.LastFailedVersion))
@@ -68,7 +70,13 @@ func (v *replicaView) readable(table int64, t fragment.TabletRef) (fragment.Tabl
 		}
 	}
 	if len(keep) == 0 {
-		return t, sqlerr.Doris.New(fmt.Sprintf("tablet %d: no replica can be read at version %d (%s)", t.Tablet, t.Version, strings.Join(why, "; ")))
+		msg := fmt.Sprintf("tablet %d: no replica can be read at version %d (%s)", t.Tablet, t.Version, strings.Join(why, "; "))
+		if moved > 0 && moved == len(why) {
+			// Every replica the plan names moved (balance, repair): the
+			// statement planned again reads where they went (retry.go).
+			msg = "[E-230] " + msg + "; retry the query"
+		}
+		return t, sqlerr.Doris.New(msg)
 	}
 	t.Replicas = keep
 	return t, nil

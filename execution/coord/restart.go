@@ -14,10 +14,11 @@ import (
 // gone — its queries' and loads' calls broke with the old process, and the
 // loads' unprepared rows went with it, so those loads count it as a failed
 // replica (quorum.go) — and it may have missed a schema change, so it is
-// brought up to date like a backend coming back.
-func (c *Coordinator) noteStart(b *catalog.Backend, startMs int64) {
+// brought up to date like a backend coming back. It reports whether the
+// backend restarted.
+func (c *Coordinator) noteStart(b *catalog.Backend, startMs int64) bool {
 	if startMs <= 0 {
-		return
+		return false
 	}
 	start := time.UnixMilli(startMs)
 	c.mu.Lock()
@@ -31,7 +32,9 @@ func (c *Coordinator) noteStart(b *catalog.Backend, startMs int64) {
 	if known && !prev.Equal(start) {
 		c.log.Info("backend restarted", "backend", b.ID, "start_time", start)
 		c.alter.mark(b.ID, true)
+		return true
 	}
+	return false
 }
 
 // scheduleFresh schedules plan; when that fails while a backend is marked

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/execution/op"
 	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
@@ -282,7 +283,7 @@ func (q *query) request(fs []*fragSched, s *fragSched, i int) (*rpc.ExecFragment
 		s.rootJSON = b
 	}
 	req := &rpc.ExecFragmentReq{QueryID: q.id, Fragment: s.f.ID, Instance: i, RootJSON: s.rootJSON, Tablets: in.tablets,
-		NowMicro: q.now, MemLimit: q.memLimit, Budget: q.c.ExchangeBudget, BatchRows: q.c.BatchRows, Exchanges: map[fragment.NodeID]rpc.ExchangeIn{},
+		NowMicro: q.now, MemLimit: q.memLimit, Spill: q.spill(), Budget: q.c.ExchangeBudget, BatchRows: q.c.BatchRows, Exchanges: map[fragment.NodeID]rpc.ExchangeIn{},
 		Tasks: s.f.Tasks, Instances: len(s.instances)}
 	var err error
 	fragment.Walk(s.f.Root, func(n *fragment.Node) {
@@ -330,9 +331,10 @@ func (q *query) request(fs []*fragSched, s *fragSched, i int) (*rpc.ExecFragment
 		if r.backend == 0 { // the FE's fragment 0 pulls
 			sink.Receivers = append(sink.Receivers, rpc.Dest{Instance: j, Pull: true})
 		} else {
-			sink.Receivers = append(sink.Receivers, rpc.Dest{Addr: r.addr, Instance: j})
+			sink.Receivers = append(sink.Receivers, rpc.Dest{Addr: r.addr, Instance: j, Local: r.backend == in.backend})
 		}
 	}
+	sink.Adapt = q.adaptSink(s, i, s.exchange.ID)
 	req.Sink = sink
 	return req, nil
 }
@@ -360,4 +362,15 @@ func remoteRoot(f *fragment.Fragment) bool {
 		found = found || n.Kind == fragment.KindScan
 	})
 	return found
+}
+
+// spill is the session's spill setting for the backends (which choose
+// where their files go).
+func (q *query) spill() *op.SpillConfig {
+	if q.env == nil || q.env.Spill == nil || !q.env.Spill.Enabled {
+		return nil
+	}
+	c := *q.env.Spill
+	c.Dir = ""
+	return &c
 }

@@ -138,7 +138,7 @@ func (a *Apply) subRows(ctx context.Context, rec arrow.Record, i int, outerTypes
 	if now != nil {
 		ectx.Now, ectx.Sets, ectx.Ctx = now.Now, now.Sets, now.Ctx
 	}
-	env := &Env{Mem: a.env.Mem, Eval: ectx, Tracker: a.env.Tracker, Depth: a.depth + 1}
+	env := &Env{Mem: a.env.Mem, Eval: ectx, Tracker: a.env.Tracker, Spill: a.env.Spill, Depth: a.depth + 1}
 	src := &Sources{Store: a.src.Store, Tablets: a.src.Tablets, Exchange: func(n *fragment.Node) (Operator, error) {
 		r, ok := a.replays[n.ID]
 		if !ok {

@@ -37,9 +37,14 @@ type ExchangeStats struct {
 	BlockedNs int64 `json:"blocked_ns"`
 	// PeakBytes is the highest unread byte count (receiver side).
 	PeakBytes int64 `json:"peak_bytes,omitempty"`
+	// DestRows and DestBytes (sender side) split Rows and Bytes by receiver
+	// instance: how even a shuffle is, where a broadcast's copies went.
+	DestRows  []int64 `json:"dest_rows,omitempty"`
+	DestBytes []int64 `json:"dest_bytes,omitempty"`
 }
 
-// Add accumulates o into s (peaks take the maximum).
+// Add accumulates o into s (peaks take the maximum; per receiver counts
+// add up receiver by receiver).
 func (s *ExchangeStats) Add(o ExchangeStats) {
 	s.Rows += o.Rows
 	s.Bytes += o.Bytes
@@ -47,6 +52,18 @@ func (s *ExchangeStats) Add(o ExchangeStats) {
 	s.Batches += o.Batches
 	s.BlockedNs += o.BlockedNs
 	s.PeakBytes = max(s.PeakBytes, o.PeakBytes)
+	s.DestRows = addEach(s.DestRows, o.DestRows)
+	s.DestBytes = addEach(s.DestBytes, o.DestBytes)
+}
+
+func addEach(a, b []int64) []int64 {
+	for len(a) < len(b) {
+		a = append(a, 0)
+	}
+	for i, v := range b {
+		a[i] += v
+	}
+	return a
 }
 
 // RecordBytes is the bytes of a batch's rows in Arrow layout (what an
@@ -346,6 +363,31 @@ type SinkSpec struct {
 	BucketOwner []int
 }
 
+// SinkAdapt is an ExchangeSink's part in an adaptive join
+// (fragment.AdaptiveJoin): a build sink holds its rows back until it has
+// seen them all or more than MaxRows/MaxBytes and reports what it saw; a
+// probe sink holds its first rows and reports their frequent keys; both
+// then wait to be told how the join runs before sending.
+type SinkAdapt struct {
+	Build             bool
+	MaxRows, MaxBytes int64
+	// Local are the receivers on the sender's own backend (probe side).
+	Local []int
+	// SkewShare (probe side) > 0: report the keys near this share of the
+	// sampled rows.
+	SkewShare float64
+	// Measured is called once with what was held back: the build side's
+	// rows and bytes (over: the limits were passed before the end), or the
+	// probe side's sample and its frequent key hashes.
+	Measured func(rows, bytes int64, over bool, keys map[uint64]int64)
+	// Await blocks until the join's distribution is settled; skew are the
+	// key hashes to spread over every receiver.
+	Await func(ctx context.Context) (mode fragment.AdaptMode, skew []uint64, err error)
+}
+
+// skewSampleRows is how many first rows a probe sink samples for skew.
+const skewSampleRows = 8192
+
 // ExchangeSink is a fragment instance's STREAM DATA SINK: it drains its
 // child and routes every row to receiver outlets.
 type ExchangeSink struct {
@@ -357,7 +399,17 @@ type ExchangeSink struct {
 	nopen  int
 	rr     int
 	hashes []uint64
-	stats  ExchangeStats
+	// adapt, when set, settles the routing at run time; forward then says
+	// the probe side's rows go to local receivers only.
+	adapt   *SinkAdapt
+	forward bool
+	mode    fragment.AdaptMode
+	// skew: key hashes whose probe rows go round robin and whose build
+	// rows go to every receiver (a skewed PARTITIONED adaptive join).
+	skew map[uint64]bool
+
+	mu    sync.Mutex // stats are read live (query_status) while Run writes them
+	stats ExchangeStats
 }
 
 // NewExchangeSink routes child's rows to outs (one per receiver instance).
@@ -366,12 +418,28 @@ func NewExchangeSink(env *Env, child Operator, spec SinkSpec, outs []Outlet) *Ex
 	for i := range open {
 		open[i] = true
 	}
-	return &ExchangeSink{env: env, child: child, spec: spec, outs: outs, open: open, nopen: len(outs)}
+	return &ExchangeSink{env: env, child: child, spec: spec, outs: outs, open: open, nopen: len(outs),
+		stats: ExchangeStats{DestRows: make([]int64, len(outs)), DestBytes: make([]int64, len(outs))}}
+}
+
+// Adapt makes the sink one side of an adaptive join.
+func (s *ExchangeSink) Adapt(a *SinkAdapt) { s.adapt = a }
+
+// Mode is how an adaptive sink was told to run (AdaptUndecided: not
+// adaptive, or not settled yet).
+func (s *ExchangeSink) Mode() fragment.AdaptMode {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mode
 }
 
 // Stats is what the sink sent so far.
 func (s *ExchangeSink) Stats() ExchangeStats {
+	s.mu.Lock()
 	st := s.stats
+	st.DestRows = append([]int64(nil), st.DestRows...)
+	st.DestBytes = append([]int64(nil), st.DestBytes...)
+	s.mu.Unlock()
 	for _, o := range s.outs {
 		if w, ok := o.(interface{ WireBytes() int64 }); ok {
 			st.WireBytes += w.WireBytes()
@@ -386,7 +454,14 @@ func (s *ExchangeSink) Run(ctx context.Context) error {
 	if len(s.outs) == 0 {
 		return sqlerr.Assertf("exchange sink without receivers")
 	}
-	for s.nopen > 0 {
+	done := false
+	if s.adapt != nil {
+		var err error
+		if done, err = s.settle(ctx); err != nil {
+			return err
+		}
+	}
+	for s.nopen > 0 && !done {
 		rec, err := s.child.Next(ctx)
 		if err == io.EOF {
 			break
@@ -410,13 +485,157 @@ func (s *ExchangeSink) Run(ctx context.Context) error {
 	return first
 }
 
+// settle holds rows back until the adaptive join's mode is known, then
+// sends them the way it says; done: the child has no more rows.
+func (s *ExchangeSink) settle(ctx context.Context) (done bool, err error) {
+	a := s.adapt
+	var held []arrow.Record
+	defer func() { releaseRecs(held) }()
+	var rows, bytes int64
+	for {
+		rec, err := s.child.Next(ctx)
+		if err == io.EOF {
+			done = true
+			break
+		}
+		if err != nil {
+			return false, err
+		}
+		held = append(held, rec)
+		rows += rec.NumRows()
+		bytes += RecordBytes(rec)
+		// The probe side holds its first rows only, as a sample: it starts
+		// reading, but sends nothing before the build side is measured.
+		if a.Build && (rows > a.MaxRows || bytes > a.MaxBytes) || !a.Build && (a.SkewShare <= 0 || rows >= skewSampleRows) {
+			break
+		}
+	}
+	var keys map[uint64]int64
+	if !a.Build && a.SkewShare > 0 {
+		if keys, err = s.frequentKeys(held, rows, a.SkewShare); err != nil {
+			return false, err
+		}
+	}
+	if a.Measured != nil {
+		a.Measured(rows, bytes, !done, keys)
+	}
+	type decision struct {
+		mode fragment.AdaptMode
+		skew []uint64
+		err  error
+	}
+	decided := make(chan decision, 1)
+	go func() {
+		m, sk, err := a.Await(ctx)
+		decided <- decision{m, sk, err}
+	}()
+	// While the build side is measured, the probe side reads on, up to
+	// what its receiver would have buffered: the scan keeps going as it
+	// would into the planned shuffle's inbox.
+	var got decision
+wait:
+	for {
+		select {
+		case got = <-decided:
+			break wait
+		default:
+		}
+		if a.Build || done || bytes >= DefaultExchangeBudget {
+			got = <-decided
+			break
+		}
+		rec, err := s.child.Next(ctx)
+		if err == io.EOF {
+			done = true
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		held = append(held, rec)
+		bytes += RecordBytes(rec)
+	}
+	mode, skew, err := got.mode, got.skew, got.err
+	if err != nil {
+		return false, err
+	}
+	if len(skew) > 0 {
+		s.skew = map[uint64]bool{}
+		for _, h := range skew {
+			s.skew[h] = true
+		}
+	}
+	s.mu.Lock()
+	s.mode = mode
+	s.mu.Unlock()
+	if mode == fragment.AdaptBroadcast {
+		if a.Build {
+			s.spec.Kind = fragment.StreamBroadcast
+		} else {
+			s.forward = true
+		}
+	}
+	for i, rec := range held {
+		err := s.route(ctx, rec)
+		rec.Release()
+		held[i] = nil
+		if err != nil {
+			return false, err
+		}
+	}
+	return done, nil
+}
+
+// frequentKeys counts the key hashes of the sampled batches and keeps
+// those over half of share (a key that is skewed over every sender is
+// frequent in most samples).
+func (s *ExchangeSink) frequentKeys(held []arrow.Record, rows int64, share float64) (map[uint64]int64, error) {
+	counts := map[uint64]int64{}
+	for _, rec := range held {
+		hs, err := s.hash(rec)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hs {
+			counts[h]++
+		}
+	}
+	out := map[uint64]int64{}
+	for h, n := range counts {
+		if float64(n) >= share/2*float64(rows) {
+			out[h] = n
+		}
+	}
+	return out, nil
+}
+
+// hash is the exchange hash of each row's keys (what StreamHash routes by).
+func (s *ExchangeSink) hash(rec arrow.Record) ([]uint64, error) {
+	rows := int(rec.NumRows())
+	cols, err := evalCols(s.env, s.spec.Keys, rec)
+	if err != nil {
+		return nil, err
+	}
+	if cap(s.hashes) < rows {
+		s.hashes = make([]uint64, rows)
+	}
+	hs := s.hashes[:rows]
+	clear(hs)
+	types.HashColumns(cols, hs)
+	releaseAll(cols)
+	return hs, nil
+}
+
 func (s *ExchangeSink) send(ctx context.Context, i int, rec arrow.Record) error {
 	if !s.open[i] {
 		return nil
 	}
 	start := time.Now()
 	err := s.outs[i].Send(ctx, rec)
-	s.stats.BlockedNs += int64(time.Since(start))
+	blocked := int64(time.Since(start))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.BlockedNs += blocked
 	if errors.Is(err, ErrReceiverClosed) {
 		s.open[i] = false
 		s.nopen--
@@ -425,14 +644,26 @@ func (s *ExchangeSink) send(ctx context.Context, i int, rec arrow.Record) error 
 	if err != nil {
 		return err
 	}
-	s.stats.Rows += rec.NumRows()
-	s.stats.Bytes += RecordBytes(rec)
+	n, b := rec.NumRows(), RecordBytes(rec)
+	s.stats.Rows += n
+	s.stats.Bytes += b
 	s.stats.Batches++
+	s.stats.DestRows[i] += n
+	s.stats.DestBytes[i] += b
 	return nil
 }
 
 func (s *ExchangeSink) route(ctx context.Context, rec arrow.Record) error {
 	n := len(s.outs)
+	if s.forward {
+		// A broadcast adaptive join's probe side stays on its backend.
+		local := s.adapt.Local
+		s.rr++
+		if len(local) == 0 {
+			return s.send(ctx, s.rr%n, rec)
+		}
+		return s.send(ctx, local[s.rr%len(local)], rec)
+	}
 	switch s.spec.Kind {
 	case fragment.StreamGather, fragment.ResultSink:
 		return s.send(ctx, 0, rec)
@@ -456,23 +687,27 @@ func (s *ExchangeSink) route(ctx context.Context, rec arrow.Record) error {
 		return sqlerr.Assertf("unknown sink kind %d", s.spec.Kind)
 	}
 	rows := int(rec.NumRows())
-	cols, err := evalCols(s.env, s.spec.Keys, rec)
+	hs, err := s.hash(rec)
 	if err != nil {
 		return err
 	}
-	if cap(s.hashes) < rows {
-		s.hashes = make([]uint64, rows)
-	}
-	hs := s.hashes[:rows]
-	clear(hs)
-	types.HashColumns(cols, hs)
-	releaseAll(cols)
 	parts := make([][]int32, n)
 	for r, h := range hs {
 		var d int
-		if s.spec.Kind == fragment.StreamHash {
+		switch {
+		case s.skew[h] && s.adapt.Build:
+			// A skewed key's build rows go to every receiver, its probe
+			// rows round robin: each receiver joins its share of them.
+			for i := range parts {
+				parts[i] = append(parts[i], int32(r))
+			}
+			continue
+		case s.skew[h]:
+			d = s.rr % n
+			s.rr++
+		case s.spec.Kind == fragment.StreamHash:
 			d = int(h % uint64(n))
-		} else {
+		default:
 			b := types.Bucket(h, s.spec.Buckets)
 			if b >= len(s.spec.BucketOwner) {
 				return sqlerr.Assertf("bucket %d has no receiver", b)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"io"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/dorisgo/dorisgo/planner/fragment"
@@ -68,6 +69,18 @@ type HashJoin struct {
 	// is indexed (nil: publish none, e.g. a task holding part of it).
 	rfs     *RuntimeFilters
 	rfBuild []fragment.RFBuild
+
+	// Spilling (gracejoin.go): grace is set once the build side spilled;
+	// level is the partitioning depth of this join (0: the plan's own);
+	// stats and dir are shared with the partition joins below it.
+	grace *graceJoin
+	level int
+	stats *spillStats
+	dir   *spillDir
+	label string // names the join in errors
+	// hard: only exec_mem_limit counts, not SpillConfig.Threshold (one
+	// key's partition, which no spilling can make smaller).
+	hard bool
 }
 
 // NoRuntimeFilters stops h publishing runtime filters: its build side is
@@ -118,7 +131,9 @@ func NewHashJoin(env *Env, left, right Operator, spec HashJoinSpec) (*HashJoin, 
 	if spec.NullSafe == nil {
 		spec.NullSafe = make([]bool, len(spec.LeftKeys))
 	}
-	h := &HashJoin{core: core, right: right, spec: spec, mem: memCharge{t: spec.Mem.Child("HashJoin")}, hashTable: &hashTable{}}
+	label := joinLabel(spec.Mem)
+	h := &HashJoin{core: core, right: right, spec: spec, mem: memCharge{t: spec.Mem.Child(label)}, hashTable: &hashTable{}, label: label,
+		stats: &spillStats{}} // set up front: profiles read it while the join runs
 	h.firstHit = spec.Other == nil && !emitsPairs(spec.Type) && !tracksBuild(spec.Type)
 	core.src = h
 	return h, nil
@@ -133,7 +148,22 @@ func (h *HashJoin) Next(ctx context.Context) (arrow.Record, error) {
 		}
 		h.built = true
 	}
+	if h.grace != nil {
+		return h.grace.next(ctx)
+	}
 	return h.core.next(ctx)
+}
+
+// spilled implements spillCounter.
+func (h *HashJoin) spilled() SpillStats { return h.stats.get() }
+
+// joinLabel names a hash join in errors: "HashJoin", with its plan node
+// when the tracker is a profiled node's ("HashJoin node 7").
+func joinLabel(t *MemTracker) string {
+	if t != nil && strings.HasPrefix(t.name, "node ") {
+		return "HashJoin " + t.name
+	}
+	return "HashJoin"
 }
 
 // ShareBuild makes h use s's build side instead of its right child, which
@@ -185,8 +215,17 @@ func (h *HashJoin) buildTable(ctx context.Context, right Operator, mem *memCharg
 			return err
 		}
 		recs = append(recs, rec)
-		if err := mem.add(recordBytes(rec)); err != nil {
-			return err
+		err = mem.add(recordBytes(rec))
+		if err == nil {
+			err = h.overThreshold(mem)
+		}
+		if err != nil {
+			if !h.canSpill(err) {
+				return err
+			}
+			taken := recs
+			recs = nil
+			return h.spillBuild(ctx, taken, right, mem, err)
 		}
 	}
 	if len(recs) == 0 {
@@ -228,7 +267,18 @@ func (h *HashJoin) buildTable(ctx context.Context, right Operator, mem *memCharg
 	}
 	tbl := int64(len(h.first)*4+len(h.nextR)*4+len(h.ents)*16+len(h.bHash)*8+len(h.bKeys.buf)+len(h.bKeys.offs)*4+n) + recordBytes(build)
 	mem.releaseAll()
-	return mem.add(tbl)
+	err = mem.add(tbl)
+	if err == nil {
+		err = h.overThreshold(mem)
+	}
+	if err != nil && h.canSpill(err) {
+		// The table is larger than its rows were: spill the rows (the
+		// runtime filters, already published, are complete).
+		*h.hashTable = hashTable{}
+		h.core.build, h.core.buildMatched, h.core.buildNull = nil, nil, false
+		return h.spillBuild(ctx, []arrow.Record{build}, nil, mem, err)
+	}
+	return err
 }
 
 // buildFixed indexes a single 8-byte '=' key by its value, hashed with
@@ -409,6 +459,12 @@ func (h *HashJoin) nextFixed(pl, pr []int32, limit int) ([]int32, []int32, bool)
 }
 
 func (h *HashJoin) Close() {
+	if h.grace != nil {
+		h.grace.close()
+	}
+	if h.level == 0 && h.dir != nil {
+		h.dir.remove()
+	}
 	h.core.close()
 	h.core.left.Close()
 	h.right.Close()

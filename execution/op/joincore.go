@@ -72,6 +72,9 @@ type joinCore struct {
 	buildNull bool
 	// nullIsMatch: a NULL residual counts as a match (nested loop NAAJ).
 	nullIsMatch bool
+	// nonEmptyBuild: build rows exist elsewhere (one partition of a
+	// spilled join), so NAAJ's empty-build rule does not apply.
+	nonEmptyBuild bool
 
 	probe        arrow.Record
 	probeMatched []bool
@@ -259,7 +262,7 @@ func (j *joinCore) probeTail() error {
 			}
 		}
 	case fragment.JoinNullAwareLeftAnti:
-		empty := j.buildRows() == 0
+		empty := j.buildRows() == 0 && !j.nonEmptyBuild
 		if !empty && j.buildNull {
 			return nil
 		}

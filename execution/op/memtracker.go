@@ -96,3 +96,13 @@ func (c *memCharge) releaseAll() {
 	c.t.Release(c.n)
 	c.n = 0
 }
+
+// rootLimit is the first limit from t up (what an error reports).
+func (t *MemTracker) rootLimit() int64 {
+	for a := t; a != nil; a = a.parent {
+		if a.limit > 0 {
+			return a.limit
+		}
+	}
+	return 0
+}

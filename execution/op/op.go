@@ -26,6 +26,8 @@ type Env struct {
 	// Tracker is the query's memory tracker on this process (exec_mem_limit);
 	// nil is unlimited.
 	Tracker *MemTracker
+	// Spill lets hash joins spill to disk past Tracker's limit; nil: never.
+	Spill *SpillConfig
 	// Depth is the Apply nesting level whose parameters this tree binds.
 	Depth int
 }

@@ -24,6 +24,13 @@ type OpStats struct {
 	// (before its filters; see scanCounter); 0 for other nodes.
 	ScanRows  int64 `json:"scan_rows,omitempty"`
 	ScanBytes int64 `json:"scan_bytes,omitempty"`
+	// Spill counters of an operator that spilled (a grace hash join):
+	// partition files written, their bytes, and the time spent writing
+	// and reading them.
+	SpillPartitions int64 `json:"spill_partitions,omitempty"`
+	SpillBytes      int64 `json:"spill_bytes,omitempty"`
+	SpillWriteNs    int64 `json:"spill_write_ns,omitempty"`
+	SpillReadNs     int64 `json:"spill_read_ns,omitempty"`
 }
 
 // Profile collects the per-operator counters of a tree built by BuildProfiled.
@@ -46,6 +53,10 @@ func (p *Profile) Stats() []OpStats {
 		if c, ok := o.Operator.(scanCounter); ok {
 			s.ScanRows, s.ScanBytes = c.scanned()
 		}
+		if c, ok := o.Operator.(spillCounter); ok {
+			sp := c.spilled()
+			s.SpillPartitions, s.SpillBytes, s.SpillWriteNs, s.SpillReadNs = sp.Partitions, sp.Bytes, sp.WriteNs, sp.ReadNs
+		}
 		i, ok := at[s.Node]
 		if !ok {
 			at[s.Node] = len(out)
@@ -58,6 +69,10 @@ func (p *Profile) Stats() []OpStats {
 		out[i].PeakMem += s.PeakMem
 		out[i].ScanRows += s.ScanRows
 		out[i].ScanBytes += s.ScanBytes
+		out[i].SpillPartitions += s.SpillPartitions
+		out[i].SpillBytes += s.SpillBytes
+		out[i].SpillWriteNs += s.SpillWriteNs
+		out[i].SpillReadNs += s.SpillReadNs
 	}
 	return out
 }

@@ -46,3 +46,18 @@ func TestCause(t *testing.T) {
 		}
 	}
 }
+
+// A backend's exchange failure keeps the receiving backend's address and
+// reads as the condition, without gRPC's framing.
+func TestPeerMessage(t *testing.T) {
+	for in, want := range map[string]string{
+		`exchange to backend 10.1.0.13:9060: rpc error: code = Unavailable desc = connection error: desc = "transport: Error while dialing: dial tcp 10.1.0.13:9060: connect: no route to host"`: "exchange to backend 10.1.0.13:9060: unreachable (no route to host)",
+		"exchange to backend 10.1.0.13:9060: rpc error: code = Unavailable desc = error reading from server: EOF":                                                                                "exchange to backend 10.1.0.13:9060: unreachable (connection failed or closed)",
+		"exchange to backend 10.1.0.13:9060: unreachable (connection failed or closed)":                                                                                                          "exchange to backend 10.1.0.13:9060: unreachable (connection failed or closed)",
+		"tablet 7: something else": "tablet 7: something else",
+	} {
+		if got := PeerMessage(in); got != want {
+			t.Errorf("PeerMessage(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
 
@@ -30,6 +31,10 @@ const (
 	KeepaliveTimeout = 2 * time.Second
 	StreamWindow     = 256 << 10
 	ConnWindow       = 4 << 20
+	// ConnectTimeout bounds one connection attempt (gRPC's default is
+	// 20 s): a peer behind a cut link fails calls as unreachable within it
+	// instead of holding them, and the next attempt follows the backoff.
+	ConnectTimeout = 3 * time.Second
 )
 
 // ServerOptions are the gRPC options every rpc server (backend) uses.
@@ -84,6 +89,12 @@ func Dial(addr, token string) (*Client, error) {
 		// partitioned) while a long call is open on it; a killed one fails
 		// at once through the closed connection.
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: KeepaliveTime, Timeout: KeepaliveTimeout, PermitWithoutStream: true}),
+		// Reconnect within a second of a link coming back: with gRPC's
+		// default backoff (up to 2 min) a backend's connection to a peer
+		// cut off for a while stayed failing long after the FE, whose
+		// heartbeats found the peer back, scheduled queries on it again.
+		grpc.WithConnectParams(grpc.ConnectParams{MinConnectTimeout: ConnectTimeout,
+			Backoff: backoff.Config{BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second}}),
 		// Fixed windows (no BDP growth) keep what gRPC itself buffers per
 		// stream small next to the exchanges' byte budgets.
 		grpc.WithInitialWindowSize(StreamWindow), grpc.WithInitialConnWindowSize(ConnWindow))...)

@@ -21,7 +21,16 @@ const (
 	// ActTabletChecksum answers the rows and checksum of a tablet at a
 	// version (ChecksumReq → ChecksumResp).
 	ActTabletChecksum = "tablet_checksum"
+	// ActTabletReport lists the tablets a backend holds (Doris's tablet
+	// report; → TabletReportResp): the FE drops those the catalog no
+	// longer assigns to it.
+	ActTabletReport = "tablet_report"
 )
+
+// TabletReportResp lists a backend's tablets in id order.
+type TabletReportResp struct {
+	Tablets []storage.TabletID `json:"tablets"`
+}
 
 // CloneReq asks the receiving backend to make its replica of Tablet a copy
 // of the one on Source at Version: it streams the source's rows (each

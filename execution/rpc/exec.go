@@ -4,15 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
 )
 
 // Exec is a fragment instance running on a backend.
@@ -70,16 +76,17 @@ func (e *Exec) Cancel() { e.cancel() }
 // countingStream counts the bytes put on the wire and remembers a send error.
 type countingStream struct {
 	flight.FlightService_DoPutClient
-	bytes int64
+	bytes atomic.Int64 // read live by query_status while the sender writes
 }
 
 func (s *countingStream) Send(fd *flight.FlightData) error {
-	s.bytes += int64(len(fd.DataHeader) + len(fd.DataBody))
+	s.bytes.Add(int64(len(fd.DataHeader) + len(fd.DataBody)))
 	return s.FlightService_DoPutClient.Send(fd)
 }
 
 // Pusher is the sending end of one exchange stream (an op.Outlet).
 type Pusher struct {
+	addr   string // the receiving backend's, named in a transport failure
 	cs     *countingStream
 	w      *flight.Writer
 	schema *arrow.Schema
@@ -101,11 +108,11 @@ func (c *Client) Push(ctx context.Context, id StreamID, schema *arrow.Schema) (*
 	cs := &countingStream{FlightService_DoPutClient: stream}
 	w := flight.NewRecordWriter(cs, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
 	w.SetFlightDescriptor(&flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: cmd})
-	return &Pusher{cs: cs, w: w, schema: schema, cancel: cancel}, nil
+	return &Pusher{addr: c.Addr, cs: cs, w: w, schema: schema, cancel: cancel}, nil
 }
 
 // WireBytes is what went on the wire so far.
-func (p *Pusher) WireBytes() int64 { return p.cs.bytes }
+func (p *Pusher) WireBytes() int64 { return p.cs.bytes.Load() }
 
 // Send writes one batch; op.ErrReceiverClosed once the receiver stopped reading.
 func (p *Pusher) Send(ctx context.Context, rec arrow.Record) error {
@@ -126,7 +133,7 @@ func (p *Pusher) Send(ctx context.Context, rec arrow.Record) error {
 // (receiver closed) or with an error.
 func (p *Pusher) ended(err error) error {
 	if !errors.Is(err, io.EOF) {
-		return FromStatus(err)
+		return p.peerErr(err)
 	}
 	for {
 		_, rerr := p.cs.Recv()
@@ -135,9 +142,49 @@ func (p *Pusher) ended(err error) error {
 			return op.ErrReceiverClosed
 		}
 		if rerr != nil {
-			return FromStatus(rerr)
+			return p.peerErr(rerr)
 		}
 	}
+}
+
+// peerErr is a failed stream's error. A transport failure names the
+// receiving backend: the sender's backend reports it to the FE, which
+// would otherwise blame the sender (a healthy backend whose link to the
+// receiver broke, or whose connection to it is still reconnecting after
+// the link came back).
+func (p *Pusher) peerErr(err error) error {
+	if status.Code(err) == codes.Unavailable {
+		return sqlerr.Doris.New(fmt.Sprintf("%s%s: %s", PeerFailure, p.addr, Cause(err)))
+	}
+	return FromStatus(err)
+}
+
+// PeerFailure starts the message of an exchange stream that lost its
+// receiving backend; the FE adds the sending backend (IsPeerFailure), so
+// the error names both ends of the link.
+const PeerFailure = "exchange to backend "
+
+// PeerMessage tidies a PeerFailure's text: a gRPC transport error the
+// sending backend wrapped as it came ("rpc error: code = Unavailable desc
+// = …") reads as the condition.
+func PeerMessage(msg string) string {
+	addr, cause, ok := strings.Cut(strings.TrimPrefix(msg, PeerFailure), ": ")
+	if !ok || !strings.HasPrefix(msg, PeerFailure) || !strings.Contains(cause, "code = Unavailable") {
+		return msg
+	}
+	out := PeerFailure + addr + ": unreachable"
+	for _, why := range []string{"no route to host", "connection refused", "i/o timeout", "connection reset"} {
+		if strings.Contains(cause, why) {
+			return out + " (" + why + ")"
+		}
+	}
+	return out + " (connection failed or closed)"
+}
+
+// IsPeerFailure reports whether err is a PeerFailure not yet attributed.
+func IsPeerFailure(err error) bool {
+	var se *sqlerr.Error
+	return errors.As(err, &se) && strings.HasPrefix(se.Message, PeerFailure)
 }
 
 // Close ends the stream and waits for the receiver to take all of it.
@@ -153,7 +200,7 @@ func (p *Pusher) Close(ctx context.Context) error {
 		return nil
 	}
 	if err := p.cs.CloseSend(); err != nil {
-		return FromStatus(err)
+		return p.peerErr(err)
 	}
 	for {
 		_, err := p.cs.Recv()
@@ -161,7 +208,7 @@ func (p *Pusher) Close(ctx context.Context) error {
 			return nil
 		}
 		if err != nil {
-			return FromStatus(err)
+			return p.peerErr(err)
 		}
 	}
 }

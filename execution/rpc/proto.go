@@ -28,6 +28,11 @@ const (
 	// ActColumnStats computes ANALYZE's per-tablet column statistics
 	// (ColumnStatsReq).
 	ActColumnStats = "column_stats"
+	// ActAdaptWait waits for an adaptive join's build instance to measure
+	// its side (AdaptWaitReq → AdaptReport); ActAdaptDecide tells the
+	// backend's sinks of an adaptive join how it runs (AdaptDecideReq).
+	ActAdaptWait   = "adapt_wait"
+	ActAdaptDecide = "adapt_decide"
 )
 
 // CreateTabletReq creates tablets with one schema.
@@ -145,8 +150,11 @@ type ExecFragmentReq struct {
 	Sink      SinkPlan                       `json:"sink"`
 	NowMicro  int64                          `json:"now"`
 	MemLimit  int64                          `json:"mem_limit,omitempty"`
-	Budget    int64                          `json:"budget,omitempty"`     // exchange byte budget; 0: default
-	BatchRows int                            `json:"batch_rows,omitempty"` // scan batch rows; 0: default
+	// Spill lets the instance's hash joins spill past MemLimit (the
+	// session's enable_spill); its Dir is the backend's to choose.
+	Spill     *op.SpillConfig `json:"spill,omitempty"`
+	Budget    int64           `json:"budget,omitempty"`     // exchange byte budget; 0: default
+	BatchRows int             `json:"batch_rows,omitempty"` // scan batch rows; 0: default
 	// Tasks > 1 runs the fragment as that many pipeline tasks (the planner's
 	// Fragment.Tasks); Instances is the fragment's instance count.
 	Tasks     int `json:"tasks,omitempty"`
@@ -177,6 +185,9 @@ type SinkPlan struct {
 	Buckets     int               `json:"buckets,omitempty"`
 	BucketOwner []int             `json:"bucket_owner,omitempty"`
 	Receivers   []Dest            `json:"receivers"`
+	// Adapt (a side of an adaptive join) holds the sink's first rows back
+	// until the coordinator settles how the join runs (fragment.AdaptiveJoin).
+	Adapt *AdaptSink `json:"adapt,omitempty"`
 	// Table sink (Kind TableSinkKind): the load transaction the instance
 	// writes under, the target, and the address of every backend holding a
 	// replica it may write.
@@ -192,6 +203,9 @@ type Dest struct {
 	Addr     string `json:"addr,omitempty"`
 	Instance int    `json:"instance"`
 	Pull     bool   `json:"pull,omitempty"`
+	// Local: the receiver runs on the sender's own backend, which hands it
+	// the batches in memory instead of over a stream.
+	Local bool `json:"local,omitempty"`
 }
 
 // OutboxTicket is the DoGet ticket fetching a sender instance's outbox.
@@ -219,6 +233,9 @@ type InstanceReport struct {
 	// Table is what a table sink instance wrote (its streams closed and
 	// acknowledged by every replica's backend).
 	Table *op.TableSinkStats `json:"table,omitempty"`
+	// AdaptMode is how the instance's sink ran when it is one side of an
+	// adaptive join (AdaptUndecided otherwise).
+	AdaptMode fragment.AdaptMode `json:"adapt_mode,omitempty"`
 }
 
 // QueryStatusReq asks a backend what it is running for a query (tests, profiles).

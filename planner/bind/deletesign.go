@@ -95,7 +95,19 @@ func (b *Binder) BindDeleteSign(n *sqlparser.Delete) (*Insert, error) {
 		return nil, sqlerr.Doris.New("delete command on with using clause only supports unique key model")
 	}
 	if len(n.Partitions) > 0 {
-		return nil, sqlerr.NotSupportedYet.New("DELETE ... PARTITION on a UNIQUE KEY table whose condition is not a delete predicate")
+		// DELETE FROM t PARTITION (p, …): the matched rows are read from
+		// the named partitions only (partsel.go), as Doris's
+		// DeleteFromUsingCommand reads its relation with them.
+		if len(ate.Partitions) > 0 {
+			return nil, sqlerr.NotSupportedYet.New("DELETE naming partitions twice")
+		}
+		named := *ate
+		named.Partitions = n.Partitions
+		var ok bool
+		if from, ok = replaceTableExpr(from, ate, &named); !ok {
+			return nil, sqlerr.NotSupportedYet.New("DELETE ... PARTITION of a table named inside a join")
+		}
+		ate = &named
 	}
 	if n.Where == nil || n.Where.Expr == nil {
 		return nil, sqlerr.Doris.New("Where clause is not set")
@@ -139,6 +151,20 @@ func (b *Binder) BindDeleteSign(n *sqlparser.Delete) (*Insert, error) {
 		return nil, err
 	}
 	return &Insert{DB: db, Table: t, Source: b.projectToTable(t, q.Plan, target, defaults)}, nil
+}
+
+// replaceTableExpr is exprs with old (a top-level item) replaced by new,
+// false if old is not one; exprs itself is left as the statement wrote it.
+func replaceTableExpr(exprs sqlparser.TableExprs, old, new *sqlparser.AliasedTableExpr) (sqlparser.TableExprs, bool) {
+	out := make(sqlparser.TableExprs, len(exprs))
+	found := false
+	for i, te := range exprs {
+		out[i] = te
+		if te == sqlparser.TableExpr(old) {
+			out[i], found = new, true
+		}
+	}
+	return out, found
 }
 
 // targetExpr is the table expression of exprs that target names (by its

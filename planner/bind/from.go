@@ -1,6 +1,7 @@
 package bind
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -256,7 +257,11 @@ func (b *Binder) bindAliased(n *sqlparser.AliasedTableExpr, outer *scope) (*from
 		named := db
 		db, t, err := b.resolveTable(db, name)
 		if err != nil {
-			return b.tableOrView(named, name, alias, err)
+			f, err := b.tableOrView(named, name, alias, err)
+			if err == nil && len(n.Partitions) > 0 {
+				return nil, sqlerr.Doris.New(fmt.Sprintf("%s is not an OLAP table: it has no partitions to select", name))
+			}
+			return f, err
 		}
 		sc := &logical.Scan{DB: db, Table: t, Alias: alias}
 		sc.ViewDB, sc.View = b.viewOfScan()
@@ -266,7 +271,11 @@ func (b *Binder) bindAliased(n *sqlparser.AliasedTableExpr, outer *scope) (*from
 			sc.Cols = append(sc.Cols, col)
 			sc.Ords = append(sc.Ords, i)
 		}
-		return b.hideColumns(sc)
+		f, err := b.hideColumns(sc)
+		if err != nil {
+			return nil, err
+		}
+		return b.withPartitions(f, sc, e, n.Partitions)
 	case *sqlparser.Subquery:
 		if alias == "" {
 			return nil, sqlerr.DerivedMustAlias.New()

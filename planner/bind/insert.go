@@ -54,6 +54,9 @@ func (b *Binder) BindInsert(ins *sqlparser.Insert) (*Insert, error) {
 			if ci < 0 {
 				return nil, sqlerr.BadField.New(c.String(), "field list")
 			}
+			if err := writesVersionCol(t, c.String()); err != nil {
+				return nil, err
+			}
 			if target[ci] >= 0 {
 				return nil, sqlerr.FieldSpecifiedTwice.New(c.String())
 			}

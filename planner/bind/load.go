@@ -63,6 +63,9 @@ func (b *Binder) BindLoad(t *catalog.Table, columns []parser.LoadColumn, where s
 	mapped := map[string]bool{} // names computed by an expression
 	for _, c := range columns {
 		key := strings.ToLower(c.Name)
+		if err := writesVersionCol(t, c.Name); err != nil {
+			return nil, err
+		}
 		if seen[key] && !(c.Expr != nil && !mapped[key]) {
 			return nil, sqlerr.DupFieldName.New(c.Name)
 		}

@@ -60,6 +60,9 @@ func (b *Binder) BindUpdate(n *sqlparser.Update) (*Insert, error) {
 		if t.Columns[ci].IsKey {
 			return nil, sqlerr.Doris.New("Only value columns of unique table could be updated")
 		}
+		if err := writesVersionCol(t, t.Columns[ci].Name); err != nil {
+			return nil, err
+		}
 		if _, dup := set[ci]; dup {
 			return nil, sqlerr.FieldSpecifiedTwice.New(t.Columns[ci].Name)
 		}

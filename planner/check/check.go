@@ -702,6 +702,9 @@ func (c *checker) join(n *fragment.Node, l, r spread) (spread, error) {
 	if c.singleFragment() {
 		return spread{kind: single}, nil
 	}
+	if j.Adaptive != nil {
+		return c.adaptive(n)
+	}
 	// The output's spread: a side's placement holds for the output rows
 	// carrying that side's real values. Outer joins pad the other side
 	// with NULLs that sit wherever their row is, so its keys say nothing.
@@ -926,4 +929,28 @@ func kindName(k fragment.NodeKind) string {
 		return kindNames[k]
 	}
 	return "node kind " + strconv.Itoa(int(k))
+}
+
+// adaptive checks a join that may run as BROADCAST or spread skewed keys
+// (fragment.AdaptiveJoin). Its output is placed as the run decides, so
+// nothing above it may rely on where its rows lie: it is random.
+func (c *checker) adaptive(n *fragment.Node) (spread, error) {
+	j, a := n.Join, n.Join.Adaptive
+	if j.Dist != fragment.DistPartitioned {
+		return spread{}, c.errf(n, "adaptive but planned as %s: only a partitioned join may adapt", distName(j.Dist))
+	}
+	switch j.Type {
+	case fragment.JoinRightOuter, fragment.JoinFullOuter, fragment.JoinRightSemi, fragment.JoinRightAnti, fragment.JoinNullAwareLeftAnti:
+		return spread{}, c.errf(n, "adaptive, but a %s cannot run with its build side replicated", j.Type)
+	}
+	for i, id := range []fragment.NodeID{a.Probe, a.Build} {
+		x := n.Children[i]
+		if x.ID != id || x.Kind != fragment.KindExchange || x.Exchange == nil {
+			return spread{}, c.errf(n, "adaptive, but its side %d is not the exchange %d it names", i, id)
+		}
+		if k := c.p.Fragments[x.Exchange.From].Sink.Kind; k != fragment.StreamHash {
+			return spread{}, c.errf(n, "adaptive, but exchange %d is fed by a %v sink, not a hash shuffle", x.ID, k)
+		}
+	}
+	return spread{kind: random}, nil
 }

@@ -80,6 +80,9 @@ type JoinSpec struct {
 	Dist      Distribution `json:"dist,omitempty"`
 	// Algorithm applies to equi joins only.
 	Algorithm JoinAlgorithm `json:"algorithm,omitempty"`
+	// Adaptive, set on a PARTITIONED join, lets it run as BROADCAST when
+	// its build side turns out small (adaptive.go).
+	Adaptive *AdaptiveJoin `json:"adaptive,omitempty"`
 }
 
 // AggPhase is where an aggregation node sits in Doris' two-phase plan.

@@ -106,6 +106,18 @@ func TestCheckerRejectsBrokenPlans(t *testing.T) {
 		{"gather into a partitioned fragment", "SELECT COUNT(*) FROM a",
 			func(p *fragment.Plan) { p.Fragments[0].Partition = fragment.HashPartitioned },
 			"gathers into fragment 0"},
+		{"adaptive join under a GROUP BY on its key", "SELECT a.k, COUNT(*) FROM a JOIN [shuffle] c ON a.k = c.k GROUP BY a.k",
+			func(p *fragment.Plan) {
+				j := find(p, fragment.KindHashJoin)
+				j.Join.Adaptive = &fragment.AdaptiveJoin{Probe: j.Children[0].ID, Build: j.Children[1].ID}
+			},
+			"GROUP BY"},
+		{"adaptive right outer join", "SELECT a.v, c.s FROM a RIGHT JOIN [shuffle] c ON a.k = c.k",
+			func(p *fragment.Plan) {
+				j := find(p, fragment.KindHashJoin)
+				j.Join.Adaptive = &fragment.AdaptiveJoin{Probe: j.Children[0].ID, Build: j.Children[1].ID}
+			},
+			"cannot run with its build side replicated"},
 		{"table sink shuffled into the wrong buckets", "INSERT INTO b SELECT k, i, s FROM c",
 			func(p *fragment.Plan) {
 				senderBy(p, fragment.StreamBucketHash).Sink.Buckets = 5

@@ -25,13 +25,19 @@ type Vars struct {
 	// RuntimeFilterMode is OFF, LOCAL or GLOBAL (Doris's default). dorisgo
 	// plans local filters only, so LOCAL and GLOBAL plan the same.
 	RuntimeFilterMode string
+	// EnableAdaptiveJoin lets PARTITIONED joins run as BROADCAST when their
+	// build side turns out small (adaptive.go).
+	EnableAdaptiveJoin bool
+	// AdaptiveJoinSkewShare > 0: an adaptive join that stays PARTITIONED
+	// spreads a probe key over this share of its sampled rows.
+	AdaptiveJoinSkewShare float64
 }
 
 // DefaultVars are the variables' defaults.
 func DefaultVars() Vars {
 	return Vars{EnableBucketShuffleJoin: true, PreferJoinMethod: "broadcast", AutoBroadcastJoinThreshold: 0.8,
 		BroadcastRowCountLimit: 30000000, ExecMemLimit: 2147483648, EnableLocalShuffle: true,
-		RuntimeFilterMode: "GLOBAL"}
+		RuntimeFilterMode: "GLOBAL", EnableAdaptiveJoin: true, AdaptiveJoinSkewShare: 0.2}
 }
 
 // Context is what distributed planning reads besides the plan: the catalog
@@ -90,6 +96,10 @@ func (v *Vars) Set(name, value string) {
 		v.EnableLocalShuffle = b()
 	case "runtime_filter_mode":
 		v.RuntimeFilterMode = strings.ToUpper(strings.TrimSpace(value))
+	case "enable_adaptive_join":
+		v.EnableAdaptiveJoin = b()
+	case "adaptive_join_skew_share":
+		v.AdaptiveJoinSkewShare = f()
 	}
 }
 
@@ -97,5 +107,5 @@ func (v *Vars) Set(name, value string) {
 func VarNames() []string {
 	return []string{"enable_bucket_shuffle_join", "disable_colocate_plan", "disable_join_reorder", "prefer_join_method",
 		"auto_broadcast_join_threshold", "broadcast_row_count_limit", "exec_mem_limit", "parallel_pipeline_task_num", "enable_local_shuffle",
-		"runtime_filter_mode"}
+		"runtime_filter_mode", "enable_adaptive_join", "adaptive_join_skew_share"}
 }

@@ -67,6 +67,7 @@ func planDistributed(ctx *Context, root logical.Node, out []types.Column, sink *
 	if !d.checkEdges(n) {
 		return nil, sqlerr.Assertf("physical: an exchange does not deliver what its parent requires")
 	}
+	d.markAdaptive(n, true)
 	frags := d.cut(n)
 	frags[0].table = sink
 	d.planLocal(frags)

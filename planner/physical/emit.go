@@ -237,7 +237,7 @@ func (d *distPlanner) emitJoin(p *planner, n *pnode, kids []*fragment.Node) (*fr
 	if err != nil {
 		return nil, err
 	}
-	spec := &fragment.JoinSpec{Type: j.typ, Other: fragment.Exs(other), Dist: j.dist}
+	spec := &fragment.JoinSpec{Type: j.typ, Other: fragment.Exs(other), Dist: j.dist, Adaptive: j.adaptive}
 	kind := fragment.KindNestedLoopJoin
 	if !j.nested() {
 		kind = fragment.KindHashJoin

@@ -372,6 +372,12 @@ func (n *pnode) explainJoin(w *explain.Writer) {
 		}
 	}
 	n.writeCard(w)
+	if w.Verbose() && j.adaptive != nil {
+		w.Attr("adaptive: may run as BROADCAST if the build side has at most %d rows and %d bytes", j.adaptive.MaxRows, j.adaptive.MaxBytes)
+		if j.adaptive.SkewShare > 0 {
+			w.Attr("adaptive: else a key over %g%% of the probe side is spread over every instance", 100*j.adaptive.SkewShare)
+		}
+	}
 	if w.Verbose() {
 		w.Attr("distribution candidates:")
 		for _, c := range j.cands {

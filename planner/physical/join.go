@@ -46,6 +46,9 @@ type joinOp struct {
 	// merge: a Spark MERGE-family hint applies; sortMerge: it is honoured,
 	// so the join runs as a sort-merge join (distributed as [shuffle]).
 	merge, sortMerge bool
+	// adaptive: the join may run as BROADCAST once its build side is
+	// measured (adaptive.go).
+	adaptive *fragment.AdaptiveJoin
 }
 
 // candidate is one distribution considered for an equi join (EXPLAIN VERBOSE).

@@ -93,6 +93,8 @@ type Join struct {
 	Distribution   string `json:"distribution"`
 	Colocate       bool   `json:"colocate"`
 	ColocateReason string `json:"colocate_reason,omitempty"`
+	// Ran is how an adaptive join ran ("": not adaptive, or not settled).
+	Ran string `json:"ran,omitempty"`
 }
 
 // TableInfo is one table on the Tables page.

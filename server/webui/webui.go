@@ -55,7 +55,7 @@ var staticFS embed.FS
 // pages are the navigation bar's entries.
 var pages = []struct{ Path, Title string }{
 	{"/", "Queries"}, {"/backends", "Backends"}, {"/tables", "Tables"},
-	{"/sessions", "Sessions"}, {"/variables", "Variables"}, {"/loads", "Loads"},
+	{"/sessions", "Sessions"}, {"/variables", "Variables"}, {"/loads", "Loads"}, {"/alters", "Schema changes"},
 }
 
 type ui struct {
@@ -86,6 +86,7 @@ func New(src Source) http.Handler {
 	mux.HandleFunc("GET /sessions", u.auth(u.statementPage("Sessions", "SHOW PROCESSLIST")))
 	mux.HandleFunc("GET /variables", u.auth(u.statementPage("Variables", "SHOW VARIABLES")))
 	mux.HandleFunc("GET /loads", u.auth(u.loadsPage))
+	mux.HandleFunc("GET /alters", u.auth(u.altersPage))
 	// The JSON the pages poll.
 	mux.HandleFunc("GET /ui/api/queries", u.auth(func(w http.ResponseWriter, r *http.Request, v Viewer) {
 		writeJSON(w, http.StatusOK, v.Queries())
@@ -220,6 +221,21 @@ func (u *ui) loadsPage(w http.ResponseWriter, r *http.Request, v Viewer) {
 		}
 	}
 	u.render(w, v, "sections", "Loads", secs)
+}
+
+// altersPage lists each visible database's schema change jobs, running
+// and finished, with their state and progress (SHOW ALTER TABLE COLUMN).
+func (u *ui) altersPage(w http.ResponseWriter, r *http.Request, v Viewer) {
+	var secs []section
+	for _, db := range v.Databases() {
+		stmt := "SHOW ALTER TABLE COLUMN FROM `" + strings.ReplaceAll(db, "`", "``") + "` ORDER BY JobId DESC"
+		t, err := v.Run(stmt)
+		if err == nil && len(t.Rows) == 0 {
+			continue
+		}
+		secs = append(secs, sectionOf(stmt, t, err))
+	}
+	u.render(w, v, "sections", "Schema changes", secs)
 }
 
 func (u *ui) queriesPage(w http.ResponseWriter, r *http.Request, v Viewer) {

@@ -26,6 +26,7 @@ const (
 	AlterDropPartition                      // DROP PARTITION [IF EXISTS] p [FORCE]
 	AlterModifyPartition                    // MODIFY PARTITION p SET (...)
 	AlterSetProperties                      // SET ("k" = "v", ...)
+	AlterOrderBy                            // ORDER BY (c1, c2, ...) [FROM rollup]: Order names the columns
 	AlterUnsupported                        // a clause dorisgo does not run: Text names it
 )
 
@@ -48,6 +49,8 @@ type AlterOp struct {
 	Rollup string
 	// Text is the clause's words, for the error naming an unsupported one.
 	Text string
+	// Order is ORDER BY's column list.
+	Order []string
 }
 
 // AlterColumn is a column definition of ADD or MODIFY COLUMN with its
@@ -236,6 +239,23 @@ func (c *cursor) alterOp() (op AlterOp, isOurs bool) {
 		if c.peek().isP("(") {
 			op.Kind = AlterSetProperties
 			op.Properties = c.properties()
+			return op, true
+		}
+	case "ORDER":
+		if c.accept("BY") && c.peek().isP("(") {
+			c.next()
+			op.Kind = AlterOrderBy
+			for c.err == nil {
+				op.Order = append(op.Order, c.ident())
+				if !c.acceptP(",") {
+					break
+				}
+			}
+			c.expectP(")")
+			if c.accept("FROM") {
+				op.Rollup = c.ident()
+			}
+			c.alterColumnTail(&op)
 			return op, true
 		}
 	case "COMMENT":

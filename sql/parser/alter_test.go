@@ -33,7 +33,7 @@ func TestAlterTableClauses(t *testing.T) {
 		{`ALTER TABLE t ADD PARTITION p VALUES IN ("a", "b")`, []AlterOp{{Kind: AlterAddPartition, Name: "p", Partition: &PartitionDef{Name: "p", In: []string{"a", "b"}}}}},
 		{"ALTER TABLE t DROP PARTITION IF EXISTS p FORCE", []AlterOp{{Kind: AlterDropPartition, Name: "p", IfExists: true}}},
 		{`ALTER TABLE t MODIFY PARTITION p SET ("replication_num" = "1")`, []AlterOp{{Kind: AlterModifyPartition, Name: "p", Properties: map[string]string{"replication_num": "1"}}}},
-		{"ALTER TABLE t ORDER BY (a, b)", []AlterOp{{Kind: AlterUnsupported, Text: "ORDER BY (a, b)"}}},
+		{"ALTER TABLE t ORDER BY (a, b)", []AlterOp{{Kind: AlterOrderBy, Order: []string{"a", "b"}}}},
 	} {
 		st, err := ParseOne(tc.sql)
 		if err != nil {

@@ -76,16 +76,7 @@ func joinReport(c config, d *engine.Dorisgo) ([]report.JoinRow, error) {
 		row := report.JoinRow{Strategy: cs.strategy, Query: q, Formula: cs.formula, FormulaB: cs.bytes}
 		row.Chosen, row.Estimate = explainEstimate(d, q)
 		row.Measured = analyzeBytes(d, q)
-		var times []float64
-		for i := 0; i < c.runs; i++ {
-			t0 := time.Now()
-			if _, err := d.Query(context.Background(), q); err != nil {
-				row.Error = err.Error()
-				break
-			}
-			times = append(times, float64(time.Since(t0).Microseconds())/1000)
-		}
-		row.MedianMS = report.Median(times)
+		row.MedianMS, row.Error = timeQuery(c, d, q)
 		out = append(out, row)
 		t := fmt.Sprintf("%.1f", row.MedianMS)
 		if row.Error != "" {
@@ -94,8 +85,71 @@ func joinReport(c config, d *engine.Dorisgo) ([]report.JoinRow, error) {
 		fmt.Printf("| %s | %s | %s | %s | %s | %d | %s |\n", cs.strategy, row.Chosen, row.Estimate, row.Measured, cs.formula, cs.bytes, t)
 		log.Printf("%s: %s", cs.strategy, q)
 	}
+	wrong, err := estimatedWrong(c, d, dimRows, nodes)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, wrong...), nil
+}
+
+// estimatedWrong runs joins whose estimate is wrong with adaptive joins on
+// and off: a filter on the dimension the estimator takes for 1,000× more
+// rows than it keeps (with broadcast_row_count_limit between the two, so
+// the plan is a shuffle), and a fact side where one key holds 90% of the
+// rows under a shuffle (the dimension over the row limit).
+func estimatedWrong(c config, d *engine.Dorisgo, dimRows, nodes int64) ([]report.JoinRow, error) {
+	if err := d.Exec(`CREATE TABLE fact_skew (id BIGINT NOT NULL, dk INT NOT NULL, v BIGINT NOT NULL) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS ` +
+		fmt.Sprint(c.buckets) + ` PROPERTIES ("replication_num"="1")`); err != nil {
+		return nil, err
+	}
+	if err := d.Exec("INSERT INTO fact_skew SELECT id, CASE WHEN id % 10 < 9 THEN 42 ELSE dk END, v FROM fact_id"); err != nil {
+		return nil, err
+	}
+	kept := dimRows / 1000 // dk % 1000 = 7 (dimRows is a multiple of 1,000)
+	limit := max(kept*10, 10)
+	cases := []struct{ strategy, vars, q, formula string }{
+		{"estimated 100× too big", "broadcast_row_count_limit = %d, enable_adaptive_join = %v",
+			"SELECT count(*), sum(f.v + d.w) FROM fact_id f JOIN dim d ON f.dk = d.dk WHERE d.dk % 1000 = 7", "B' × nodes (B' = kept rows × 12); probe rows stay local"},
+		{"90% one key", "broadcast_row_count_limit = %d, enable_adaptive_join = %v",
+			"SELECT count(*), sum(f.v + d.w) FROM fact_skew f JOIN dim d ON f.dk = d.dk", "A + B"},
+	}
+	var out []report.JoinRow
+	fmt.Printf("\nEstimated wrong: adaptive joins on and off (broadcast_row_count_limit = %d; the filter keeps %d rows of %d)\n\n", limit, kept, dimRows)
+	fmt.Println("| case | adaptive | planned | ran | measured (bytes sent) | wire bytes | formula | median ms |")
+	fmt.Println("|---|---|---|---|---:|---:|---|---:|")
+	for _, cs := range cases {
+		for _, on := range []bool{false, true} {
+			q := fmt.Sprintf("SELECT /*+ SET_VAR("+cs.vars+") */ ", limit, on) + strings.TrimPrefix(cs.q, "SELECT ")
+			strategy := cs.strategy
+			row := report.JoinRow{Strategy: fmt.Sprintf("%s, adaptive %v", strategy, on), Query: q, Formula: cs.formula}
+			row.Chosen, row.Estimate = explainEstimate(d, q)
+			row.Measured = analyzeBytes(d, q)
+			ran := "as planned"
+			if lines, err := d.Lines(context.Background(), "EXPLAIN ANALYZE "+q); err == nil {
+				for _, l := range lines {
+					if m := adaptRan.FindStringSubmatch(l); m != nil {
+						ran = m[1]
+						if sk := skewLine.FindStringSubmatch(l); sk != nil && sk[1] != "0" {
+							ran += fmt.Sprintf(", %s key spread, rows per instance %s", sk[1], sk[2])
+						} else if sk != nil {
+							ran += ", rows per instance " + sk[2]
+						}
+					}
+				}
+			}
+			row.Ran = ran
+			row.MedianMS, row.Error = timeQuery(c, d, q)
+			out = append(out, row)
+			fmt.Printf("| %s | %v | %s | %s | %s | %s | %s | %.1f |\n", strategy, on, row.Chosen, ran, row.Measured, analyzeWire(d, q), cs.formula, row.MedianMS)
+		}
+	}
 	return out, nil
 }
+
+var (
+	adaptRan = regexp.MustCompile(`HASH JOIN  planned=\w+  ran=(\w+)`)
+	skewLine = regexp.MustCompile(`skewed keys spread=(\d+) .*probe rows per join instance=(\[[\d ]*\])`)
+)
 
 var (
 	joinOp    = regexp.MustCompile(`join op: .*\((\w+)\)`)
@@ -147,4 +201,37 @@ func analyzeBytes(d *engine.Dorisgo, q string) string {
 		sum += v
 	}
 	return fmt.Sprintf("%d (all exchanges: %v)", sum, vals)
+}
+
+var wireSent = regexp.MustCompile(`wire bytes=(\d+)`)
+
+// analyzeWire sums the bytes the exchanges put on the wire (EXPLAIN
+// ANALYZE): rows sent to an instance on the sender's own backend cost none.
+func analyzeWire(d *engine.Dorisgo, q string) string {
+	lines, err := d.Lines(context.Background(), "EXPLAIN ANALYZE "+q)
+	if err != nil {
+		return "n/a"
+	}
+	var sum int64
+	for _, l := range lines {
+		if m := wireSent.FindStringSubmatch(l); m != nil {
+			v, _ := strconv.ParseInt(m[1], 10, 64)
+			sum += v
+		}
+	}
+	return fmt.Sprint(sum)
+}
+
+// timeQuery runs q c.runs times and returns the median time in ms, or the
+// error of the run that failed.
+func timeQuery(c config, d *engine.Dorisgo, q string) (float64, string) {
+	var times []float64
+	for i := 0; i < c.runs; i++ {
+		t0 := time.Now()
+		if _, err := d.Query(context.Background(), q); err != nil {
+			return report.Median(times), err.Error()
+		}
+		times = append(times, float64(time.Since(t0).Microseconds())/1000)
+	}
+	return report.Median(times), ""
 }

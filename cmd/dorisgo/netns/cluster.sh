@@ -7,6 +7,9 @@
 #   cluster.sh up    NAME BIN DIR NBE   namespaces, bridge and processes
 #   cluster.sh cut   NAME HOST          take HOST's link down (fe, be1, be2, …)
 #   cluster.sh heal  NAME HOST          bring it back
+#   cluster.sh isolate NAME HOST PEER   HOST and PEER no longer reach each other
+#                                       (both keep their links to the others)
+#   cluster.sh rejoin  NAME HOST PEER   undo isolate
 #   cluster.sh down  NAME DIR           stop the processes, remove everything
 #
 # NAME (1-4 letters or digits) prefixes every namespace and interface, so
@@ -25,6 +28,8 @@ net=10.$octet.0
 br=${name}br
 
 ns() { echo "${name}-$1"; }
+# addr_of HOST: fe is .10, be<i> is .(10+i).
+addr_of() { if [[ $1 == fe ]]; then echo "$net.10"; else echo "$net.$((10 + ${1#be}))"; fi; }
 veth() { echo "${name}v$1"; }
 
 case $cmd in
@@ -66,6 +71,14 @@ cut)
   ;;
 heal)
   ip link set "$(veth "${3:?HOST}")" up
+  ;;
+isolate)
+  # HOST routes nothing to PEER: its packets to PEER (replies included)
+  # are dropped, so neither reaches the other.
+  ip -n "$(ns "${3:?HOST}")" route add unreachable "$(addr_of "${4:?PEER}")/32"
+  ;;
+rejoin)
+  ip -n "$(ns "${3:?HOST}")" route del unreachable "$(addr_of "${4:?PEER}")/32"
   ;;
 down)
   dir=${3:?DIR}
