@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -376,7 +377,7 @@ func (in *instance) run(ctx context.Context) (_ *rpc.InstanceReport, err error) 
 		if err != nil {
 			return nil, err
 		}
-		p, err := cl.Push(ctx, id, schema)
+		p, err := pushRetrying(ctx, cl, id, schema)
 		if err != nil {
 			return nil, sqlerr.Doris.New(fmt.Sprintf("exchange to backend %s: %v", d.Addr, err))
 		}
@@ -570,5 +571,28 @@ func walk(n *fragment.Node, fn func(*fragment.Node)) {
 	}
 	if n.Apply != nil {
 		walk(n.Apply.Sub, fn)
+	}
+}
+
+// peerRedial bounds how long opening an exchange stream retries: a peer
+// that was unreachable a moment ago (a healed link, a resumed process) is
+// alive to the FE before this backend's connection to it has redialled,
+// and gRPC fails calls at once while it waits out its backoff (≤ 1 s).
+const peerRedial = 2 * time.Second
+
+// pushRetrying opens the exchange stream id, retrying a failed open until
+// peerRedial has passed; a peer that stays unreachable fails after it.
+func pushRetrying(ctx context.Context, cl *rpc.Client, id rpc.StreamID, schema *arrow.Schema) (*rpc.Pusher, error) {
+	deadline := time.Now().Add(peerRedial)
+	for {
+		p, err := cl.Push(ctx, id, schema)
+		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {
+			return p, err
+		}
+		select {
+		case <-time.After(100 * time.Millisecond):
+		case <-ctx.Done():
+			return nil, err
+		}
 	}
 }
