@@ -198,6 +198,8 @@ func TestE2EAdaptiveJoinSkew(t *testing.T) {
 	mustExec(t, db, `CREATE TABLE ad.sk (id INT, k INT, v INT) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 6 PROPERTIES ("replication_num" = "1")`)
 	mustExec(t, db, `INSERT INTO ad.sk SELECT number, CASE WHEN number % 10 < 9 THEN 42 ELSE number % 5000 END, number FROM numbers("number" = "60000")`)
 	mustExec(t, db, "SET broadcast_row_count_limit = 500") // the 5,000-row build side stays shuffled
+	_, err := db.Exec("SET adaptive_join_skew_share = 1.5")
+	wantCode(t, err, 1231, "a skew share over 1")
 
 	spread := func(q string) (int, []int64) {
 		t.Helper()

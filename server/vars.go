@@ -30,6 +30,8 @@ type sysVar struct {
 	readOnly bool
 	// enum, if set, lists the accepted values (case-insensitive).
 	enum []string
+	// rng, if set, is the closed range a number must lie in.
+	rng *[2]float64
 }
 
 // sysVars are the variables dorisgo knows: Doris's planning variables
@@ -46,11 +48,11 @@ var sysVars = map[string]sysVar{
 	"enable_local_shuffle":                     {kind: vBool, def: "true"},
 	"enable_plan_check":                        {kind: vBool, def: "false"}, // re-verify each plan with planner/check (tests turn it on)
 	"runtime_filter_mode":                      {kind: vString, def: "GLOBAL", enum: []string{"off", "local", "global"}},
-	"enable_adaptive_join":                     {kind: vBool, def: "true"}, // PARTITIONED joins may run as BROADCAST once their build side is measured
-	"adaptive_join_skew_share":                 {kind: vFloat, def: "0.2"}, // a probe key over this share of a shuffled adaptive join is spread (0: never)
+	"enable_adaptive_join":                     {kind: vBool, def: "true"},                         // PARTITIONED joins may run as BROADCAST once their build side is measured
+	"adaptive_join_skew_share":                 {kind: vFloat, def: "0.2", rng: &[2]float64{0, 1}}, // a probe key over this share of a shuffled adaptive join is spread (0: never)
 	"exec_mem_limit":                           {kind: vInt, def: "2147483648"},
 	"enable_spill":                             {kind: vBool, def: "false"}, // hash joins spill past exec_mem_limit (spill.go)
-	"spill_hash_join_partition_count":          {kind: vInt, def: "32"},
+	"spill_hash_join_partition_count":          {kind: vInt, def: "32", rng: &[2]float64{2, 32}},
 	"query_timeout":                            {kind: vInt, def: "900"},
 	"insert_timeout":                           {kind: vInt, def: "14400"},
 	"broadcast_hashtable_mem_limit_percentage": {kind: vFloat, def: "0.2"},
@@ -187,12 +189,16 @@ func normalizeVar(name, val string) (string, error) {
 		if err != nil {
 			return "", sqlerr.WrongTypeForVar.New(name)
 		}
-		if name == "spill_hash_join_partition_count" && (i < 2 || i > 32) {
+		if r := sv.rng; r != nil && (float64(i) < r[0] || float64(i) > r[1]) {
 			return "", sqlerr.WrongValueForVar.New(name, val)
 		}
 	case vFloat:
-		if _, err := strconv.ParseFloat(val, 64); err != nil {
+		f, err := strconv.ParseFloat(val, 64)
+		if err != nil {
 			return "", sqlerr.WrongTypeForVar.New(name)
+		}
+		if r := sv.rng; r != nil && (f < r[0] || f > r[1]) {
+			return "", sqlerr.WrongValueForVar.New(name, val)
 		}
 	case vString:
 		if name == "sql_mode" {

@@ -692,17 +692,18 @@ func (s *ExchangeSink) route(ctx context.Context, rec arrow.Record) error {
 		return err
 	}
 	parts := make([][]int32, n)
+	skew := s.skew // nil but for a skewed adaptive join: one map lookup a row then
 	for r, h := range hs {
 		var d int
 		switch {
-		case s.skew[h] && s.adapt.Build:
+		case skew != nil && skew[h] && s.adapt.Build:
 			// A skewed key's build rows go to every receiver, its probe
 			// rows round robin: each receiver joins its share of them.
 			for i := range parts {
 				parts[i] = append(parts[i], int32(r))
 			}
 			continue
-		case s.skew[h]:
+		case skew != nil && skew[h]:
 			d = s.rr % n
 			s.rr++
 		case s.spec.Kind == fragment.StreamHash:

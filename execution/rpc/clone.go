@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"strconv"
 
@@ -79,22 +78,9 @@ type CloneStream struct {
 
 // ReadClone opens tablet rows for a clone on this backend.
 func (c *Client) ReadClone(ctx context.Context, req CloneRead) (*CloneStream, error) {
-	body, err := json.Marshal(OutboxTicket{Clone: &req})
+	r, cancel, err := c.doGet(ctx, OutboxTicket{Clone: &req})
 	if err != nil {
 		return nil, err
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	s, err := start(c, func(fc flight.Client) (flight.FlightService_DoGetClient, error) {
-		return fc.DoGet(ctx, &flight.Ticket{Ticket: body})
-	})
-	if err != nil {
-		cancel()
-		return nil, FromStatus(err)
-	}
-	r, err := flight.NewRecordReader(s)
-	if err != nil {
-		cancel()
-		return nil, FromStatus(err)
 	}
 	return &CloneStream{r: r, cancel: cancel}, nil
 }

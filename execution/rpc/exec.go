@@ -224,9 +224,19 @@ type Stream struct {
 
 // Pull opens the outbox of stream id on this backend.
 func (c *Client) Pull(ctx context.Context, id StreamID) (*Stream, error) {
-	body, err := json.Marshal(OutboxTicket{Stream: id})
+	r, cancel, err := c.doGet(ctx, OutboxTicket{Stream: id})
 	if err != nil {
 		return nil, err
+	}
+	return &Stream{r: r, cancel: cancel}, nil
+}
+
+// doGet opens the record stream a ticket names (an outbox, a clone's
+// rows); cancel ends it.
+func (c *Client) doGet(ctx context.Context, t OutboxTicket) (*flight.Reader, context.CancelFunc, error) {
+	body, err := json.Marshal(t)
+	if err != nil {
+		return nil, nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	s, err := start(c, func(fc flight.Client) (flight.FlightService_DoGetClient, error) {
@@ -234,14 +244,14 @@ func (c *Client) Pull(ctx context.Context, id StreamID) (*Stream, error) {
 	})
 	if err != nil {
 		cancel()
-		return nil, FromStatus(err)
+		return nil, nil, FromStatus(err)
 	}
 	r, err := flight.NewRecordReader(s)
 	if err != nil {
 		cancel()
-		return nil, FromStatus(err)
+		return nil, nil, FromStatus(err)
 	}
-	return &Stream{r: r, cancel: cancel}, nil
+	return r, cancel, nil
 }
 
 // Next returns the next batch (caller releases) or io.EOF.
