@@ -53,6 +53,9 @@ var rules = []rule{
 	// The audit log rotates by size with lumberjack; stream load reads
 	// lz4 bodies (compress_type) with pierrec/lz4, which arrow uses too.
 	// Stream load reads jsonpaths and json_root with gjson.
+	// The FE journal: Raft (hashicorp/raft, its logger hclog) over the
+	// metadata store, its log in Pebble.
+	{"server/journal", []string{"storage", "sql/sqlerr"}, []string{"github.com/hashicorp/raft", "github.com/hashicorp/go-hclog", "github.com/cockroachdb/pebble/"}},
 	{"server", []string{""}, []string{arrow, "github.com/dolthub/vitess/", "github.com/prometheus/", "gopkg.in/natefinch/lumberjack.v2", "github.com/pierrec/lz4/", "github.com/tidwall/gjson"}},
 	{"cmd/", []string{""}, nil},
 	{"bench", []string{""}, nil},

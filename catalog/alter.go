@@ -323,14 +323,14 @@ func (c *Catalog) AddPartition(db, table string, spec PartitionSpec, buckets int
 		c.mu.Unlock()
 		return nil, err
 	}
-	p, seq, err := c.newPartitionLocked(old, spec, buckets)
+	p, pl, err := c.newPartitionLocked(old, spec, buckets)
 	if err != nil {
 		c.mu.Unlock()
 		return nil, err
 	}
 	b := c.newBatch()
 	p.ID = PartitionID(b.nextID())
-	placeTablets(b, []*Partition{p}, seq)
+	placeTablets(b, []*Partition{p}, pl)
 	b.ops = nil // reserve the ids only; the table is written below
 	err = c.commit(b)
 	c.mu.Unlock()
@@ -358,9 +358,9 @@ func (c *Catalog) AddPartition(db, table string, spec PartitionSpec, buckets int
 }
 
 // newPartitionLocked validates spec against t's partitions and returns the
-// partition (bounds coerced, no id or tablets) and the placement sequence
-// for its tablets.
-func (c *Catalog) newPartitionLocked(t *Table, spec PartitionSpec, buckets int) (*Partition, [][]BackendID, error) {
+// partition (bounds coerced, no id or tablets) and the placer of its
+// tablets.
+func (c *Catalog) newPartitionLocked(t *Table, spec PartitionSpec, buckets int) (*Partition, *placer, error) {
 	if t.PartKind == PartNone {
 		return nil, nil, sqlerr.Doris.New("Only support adding partition to range and list partitioned table")
 	}
@@ -414,13 +414,13 @@ func (c *Catalog) newPartitionLocked(t *Table, spec PartitionSpec, buckets int) 
 			return nil, nil, err
 		}
 	}
-	var seq [][]BackendID
+	var pl *placer
 	if g, ok := c.groupLocked(t.DBID, t.ColocateGroup); ok && t.ColocateGroup != "" {
-		seq = g.BucketSeq
-	} else if seq, err = roundRobinSeq(c.placementBackends(), t.Dist.Buckets, t.ReplicationNum); err != nil {
+		pl = fixedPlacer(g.BucketSeq)
+	} else if pl, err = c.newPlacer(t.Dist.Buckets, t.ReplicationNum, nil); err != nil {
 		return nil, nil, err
 	}
-	return p, seq, nil
+	return p, pl, nil
 }
 
 // checkNewRange is Doris's error for a new range that meets an existing one.

@@ -172,22 +172,3 @@ func (c *Catalog) placementBackends() []BackendID {
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	return ids
 }
-
-// roundRobinSeq places bucket i's replicas on bes[(i+r) mod n]: distinct
-// backends per bucket, first replicas spread evenly.
-func roundRobinSeq(bes []BackendID, buckets, replicas int) ([][]BackendID, error) {
-	if replicas > len(bes) {
-		return nil, sqlerr.Doris.New(fmt.Sprintf(
-			"Failed to find enough backend, please check the replication num,replication tag and storage medium "+
-				"and avail capacity of backends or maybe all be on this host. Create failed replications: "+
-				"replication num: %d, available backends: %d", replicas, len(bes)))
-	}
-	seq := make([][]BackendID, buckets)
-	for i := range seq {
-		seq[i] = make([]BackendID, replicas)
-		for r := range replicas {
-			seq[i][r] = bes[(i+r)%len(bes)]
-		}
-	}
-	return seq, nil
-}

@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -51,24 +50,7 @@ func wallClock() time.Time { return time.Now().UTC().Round(0) }
 // with the built-in users root@'%' (role operator) and admin@'%' (role
 // admin), both with an empty password, as in Doris.
 func Open(kv KV) (*Catalog, error) {
-	c := &Catalog{
-		kv:         kv,
-		now:        wallClock,
-		seq:        initialSeqs,
-		dbs:        map[DBID]*Database{},
-		dbNames:    map[string]DBID{},
-		tables:     map[TableID]*Table{},
-		tableNames: map[DBID]map[string]TableID{},
-		views:      map[TableID]*View{},
-		viewNames:  map[DBID]map[string]TableID{},
-		backends:   map[BackendID]*Backend{},
-		groups:     map[GroupID]*ColocateGroup{},
-		groupKeys:  map[string]GroupID{},
-		users:      map[string]*User{},
-		roles:      builtinRoles(),
-		txns:       map[storage.TxnID]*Txn{},
-		labels:     map[labelKey]storage.TxnID{},
-	}
+	c := newCatalog(kv)
 	initialized, err := c.load()
 	if err != nil {
 		return nil, err
@@ -88,6 +70,28 @@ func Open(kv KV) (*Catalog, error) {
 	return c, nil
 }
 
+// newCatalog is an empty catalog over kv, before load.
+func newCatalog(kv KV) *Catalog {
+	return &Catalog{
+		kv:         kv,
+		now:        wallClock,
+		seq:        initialSeqs,
+		dbs:        map[DBID]*Database{},
+		dbNames:    map[string]DBID{},
+		tables:     map[TableID]*Table{},
+		tableNames: map[DBID]map[string]TableID{},
+		views:      map[TableID]*View{},
+		viewNames:  map[DBID]map[string]TableID{},
+		backends:   map[BackendID]*Backend{},
+		groups:     map[GroupID]*ColocateGroup{},
+		groupKeys:  map[string]GroupID{},
+		users:      map[string]*User{},
+		roles:      builtinRoles(),
+		txns:       map[storage.TxnID]*Txn{},
+		labels:     map[labelKey]storage.TxnID{},
+	}
+}
+
 // load reads every catalog key and rebuilds the indexes.
 func (c *Catalog) load() (initialized bool, err error) {
 	kvs, err := c.kv.Scan([]byte(keyRoot))
@@ -95,85 +99,109 @@ func (c *Catalog) load() (initialized bool, err error) {
 		return false, fmt.Errorf("catalog: load: %w", err)
 	}
 	for _, e := range kvs {
-		k := string(e.Key)
-		var derr error
-		switch {
-		case k == keyInit:
+		if string(e.Key) == keyInit {
 			initialized = true
-		case strings.HasPrefix(k, keySeq):
-			v, perr := strconv.ParseInt(string(e.Value), 10, 64)
-			if perr != nil {
-				derr = perr
-			} else {
-				derr = c.seq.set(k[len(keySeq):], v)
-			}
-		case strings.HasPrefix(k, keyDB):
-			var d Database
-			if derr = json.Unmarshal(e.Value, &d); derr == nil {
-				c.dbs[d.ID] = &d
-				c.dbNames[d.Name] = d.ID
-			}
-		case strings.HasPrefix(k, keyTable):
-			var t Table
-			if derr = json.Unmarshal(e.Value, &t); derr == nil {
-				restoreTable(&t)
-				restoreColumns(&t)
-				c.tables[t.ID] = &t
-			}
-		case strings.HasPrefix(k, keyView):
-			var v View
-			if derr = json.Unmarshal(e.Value, &v); derr == nil {
-				c.views[v.ID] = &v
-			}
-		case strings.HasPrefix(k, keyBackend):
-			var be Backend
-			if derr = json.Unmarshal(e.Value, &be); derr == nil {
-				c.backends[be.ID] = &be
-			}
-		case strings.HasPrefix(k, keyGroup):
-			var g ColocateGroup
-			if derr = json.Unmarshal(e.Value, &g); derr == nil {
-				c.groups[g.ID] = &g
-				c.groupKeys[groupKey(g.DBID, g.Name)] = g.ID
-			}
-		case strings.HasPrefix(k, keyUser):
-			var u User
-			if derr = json.Unmarshal(e.Value, &u); derr == nil {
-				c.users[string(userKey(u.Name, u.Host))] = &u
-			}
-		case strings.HasPrefix(k, keyRole):
-			var r Role
-			if derr = json.Unmarshal(e.Value, &r); derr == nil {
-				c.roles[r.Name] = &r
-			}
-		case strings.HasPrefix(k, keyStats):
-			derr = c.loadStats(e.Value)
-		case strings.HasPrefix(k, keyAlter):
-			derr = c.loadAlterJob(e.Value)
-		case strings.HasPrefix(k, keyTxn):
-			var t Txn
-			if derr = json.Unmarshal(e.Value, &t); derr == nil {
-				c.txns[t.ID] = &t
-			}
-		default:
-			derr = fmt.Errorf("unknown key")
 		}
-		if derr != nil {
-			return false, sqlerr.Assertf("catalog: load %q: %v", bytes.Clone(e.Key), derr)
+		if err := c.loadKey(string(e.Key), e.Value); err != nil {
+			return false, err
 		}
 	}
+	c.reindex()
+	c.refreshGroups()
+	return initialized, nil
+}
+
+// loadKey decodes one persisted key into the maps (not the name indexes:
+// reindex rebuilds them).
+func (c *Catalog) loadKey(k string, v []byte) error {
+	var derr error
+	switch {
+	case k == keyInit:
+	case strings.HasPrefix(k, keySeq):
+		n, perr := strconv.ParseInt(string(v), 10, 64)
+		if perr != nil {
+			derr = perr
+		} else {
+			derr = c.seq.set(k[len(keySeq):], n)
+		}
+	case strings.HasPrefix(k, keyDB):
+		var d Database
+		if derr = json.Unmarshal(v, &d); derr == nil {
+			c.dbs[d.ID] = &d
+		}
+	case strings.HasPrefix(k, keyTable):
+		var t Table
+		if derr = json.Unmarshal(v, &t); derr == nil {
+			restoreTable(&t)
+			restoreColumns(&t)
+			c.tables[t.ID] = &t
+		}
+	case strings.HasPrefix(k, keyView):
+		var vw View
+		if derr = json.Unmarshal(v, &vw); derr == nil {
+			c.views[vw.ID] = &vw
+		}
+	case strings.HasPrefix(k, keyBackend):
+		var be Backend
+		if derr = json.Unmarshal(v, &be); derr == nil {
+			c.backends[be.ID] = &be
+		}
+	case strings.HasPrefix(k, keyGroup):
+		var g ColocateGroup
+		if derr = json.Unmarshal(v, &g); derr == nil {
+			c.groups[g.ID] = &g
+		}
+	case strings.HasPrefix(k, keyUser):
+		var u User
+		if derr = json.Unmarshal(v, &u); derr == nil {
+			c.users[string(userKey(u.Name, u.Host))] = &u
+		}
+	case strings.HasPrefix(k, keyRole):
+		var r Role
+		if derr = json.Unmarshal(v, &r); derr == nil {
+			c.roles[r.Name] = &r
+		}
+	case strings.HasPrefix(k, keyStats):
+		derr = c.loadStats(v)
+	case strings.HasPrefix(k, keyAlter):
+		derr = c.loadAlterJob(v)
+	case strings.HasPrefix(k, keyTxn):
+		var t Txn
+		if derr = json.Unmarshal(v, &t); derr == nil {
+			c.txns[t.ID] = &t
+		}
+	default:
+		derr = fmt.Errorf("unknown key")
+	}
+	if derr != nil {
+		return sqlerr.Assertf("catalog: load %q: %v", k, derr)
+	}
+	return nil
+}
+
+// reindex rebuilds the name indexes from the maps.
+func (c *Catalog) reindex() {
+	c.dbNames = make(map[string]DBID, len(c.dbs))
+	for _, d := range c.dbs {
+		c.dbNames[d.Name] = d.ID
+	}
+	c.tableNames = map[DBID]map[string]TableID{}
 	for _, t := range c.tables {
 		c.indexTable(t)
 	}
+	c.viewNames = map[DBID]map[string]TableID{}
 	for _, v := range c.views {
 		c.indexView(v)
 	}
+	c.groupKeys = make(map[string]GroupID, len(c.groups))
+	for _, g := range c.groups {
+		c.groupKeys[groupKey(g.DBID, g.Name)] = g.ID
+	}
 	// Ascending ids: a label's newest txn wins the index.
+	c.labels = map[labelKey]storage.TxnID{}
 	for _, t := range c.sortedTxns(func(*Txn) bool { return true }) {
 		c.indexLabel(t)
 	}
-	c.refreshGroups()
-	return initialized, nil
 }
 
 func (c *Catalog) indexTable(t *Table) {

@@ -101,9 +101,10 @@ func (c *Catalog) SetGroupStable(dbName, group string, stable bool) error {
 // SetColocateGroup is ALTER TABLE t SET ("colocate_with" = group); "" leaves
 // the current group. Joining an existing group validates the table like
 // CREATE; a table starting a new group lends it its current placement.
-// Existing replicas are not moved: a table whose replicas are not on the
-// group's bucket sequence is refused (checkPlacement) rather than left to
-// make the group unstable.
+// A table joining whose replicas are not on the group's bucket sequence
+// leaves the group unstable ("tablet … is not on the backends of bucket
+// …") until the tablet scheduler has moved them there, as Doris's
+// ColocateTableCheckerAndBalancer does (COLOCATE_MISMATCH).
 func (c *Catalog) SetColocateGroup(db, table, group string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -141,16 +142,15 @@ func (c *Catalog) SetColocateGroup(db, table, group string) error {
 			if err := checkColocate(g, t); err != nil {
 				return err
 			}
-			if err := checkPlacement(g, t); err != nil {
-				return err
-			}
 			gs.addTable(gs.get(g.ID), t)
 		} else {
 			seq := tablePlacement(t)
 			if seq == nil {
-				if seq, err = roundRobinSeq(c.placementBackends(), t.Dist.Buckets, t.ReplicationNum); err != nil {
+				pl, err := c.newPlacer(t.Dist.Buckets, t.ReplicationNum, nil)
+				if err != nil {
 					return err
 				}
+				seq = pl.groupSeq()
 			}
 			gs.create(b, t, seq)
 		}
@@ -339,22 +339,6 @@ func (c *Catalog) groupProblem(g *ColocateGroup) string {
 		}
 	}
 	return ""
-}
-
-// checkPlacement refuses a table joining group g whose replicas are not
-// where g's bucket sequence puts them: moving replicas (Doris's colocate
-// balancer) is not done, and joining anyway would leave the group unstable.
-func checkPlacement(g *ColocateGroup, t *Table) error {
-	for _, p := range t.Partitions {
-		for _, tb := range p.Tablets {
-			if tb.Bucket >= len(g.BucketSeq) || !sameBackends(tb.Replicas, g.BucketSeq[tb.Bucket]) {
-				return sqlerr.Colocate.New(fmt.Sprintf("Colocate tables must have the same replica placement: bucket %d of partition %s of table %s "+
-					"is not on the backends of group %s; moving replicas into the group is not supported, recreate the table with \"colocate_with\" = \"%s\"",
-					tb.Bucket, p.Name, t.Name, g.Name, g.Name))
-			}
-		}
-	}
-	return nil
 }
 
 func sameBackends(rs []Replica, bes []BackendID) bool {

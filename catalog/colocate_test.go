@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/dorisgo/dorisgo/sql/types"
@@ -229,15 +230,29 @@ func TestGroupStability(t *testing.T) {
 func TestAlterColocate(t *testing.T) {
 	c, _ := newTestCatalog(t, 3)
 	a := mustCreate(t, c, "db", colocated("a", 4, 1, "g"))
-	// b is placed like a (same round robin), so joining keeps g stable.
+	// b, placed after a (least loaded: its buckets start elsewhere),
+	// joins; the group is unstable until the tablet scheduler has moved
+	// b's replicas onto its sequence.
 	mustCreate(t, c, "db", dupSpec("b", 4, 1))
 	if err := c.SetColocateGroup("db", "b", "g"); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := c.Table("db", "b")
 	g, _ := c.GroupOfTable(a)
-	if b.ColocateGroup != "g" || b.Properties["colocate_with"] != "g" || len(g.Tables) != 2 || g.Unstable {
+	if b.ColocateGroup != "g" || b.Properties["colocate_with"] != "g" || len(g.Tables) != 2 || !g.Unstable ||
+		!strings.Contains(g.ErrMsg, "of table b is not on the backends of bucket") {
 		t.Fatalf("join: %+v %+v", b, g)
+	}
+	// Three replicas on three backends: any placement is the group's, so
+	// joining keeps the group stable.
+	mustCreate(t, c, "db", colocated("a3", 2, 3, "g3"))
+	mustCreate(t, c, "db", dupSpec("b3", 2, 3))
+	if err := c.SetColocateGroup("db", "b3", "g3"); err != nil {
+		t.Fatal(err)
+	}
+	b3, _ := c.Table("db", "b3")
+	if g3, _ := c.GroupOfTable(b3); len(g3.Tables) != 2 || g3.Unstable {
+		t.Fatalf("join g3: %+v", g3)
 	}
 	// Mismatch is rejected with the CREATE rules.
 	mustCreate(t, c, "db", dupSpec("c8", 8, 1))
@@ -247,15 +262,7 @@ func TestAlterColocate(t *testing.T) {
 	mustCreate(t, c, "db", r)
 	wantCode(t, c.SetColocateGroup("db", "r", "g"), 1105, "Random distribution for colocate table is unsupported")
 	wantCode(t, c.SetColocateGroup("db", "zz", "g"), 1146, "")
-
-	// A table placed differently is refused (its replicas would have to
-	// move) instead of joining and leaving the group unstable.
-	c.SetBackendState(10000, false, "", testNow)
-	mustCreate(t, c, "db", dupSpec("moved", 4, 1)) // buckets on 10001, 10002 only
-	c.SetBackendState(10000, true, "", testNow)
-	wantCode(t, c.SetColocateGroup("db", "moved", "g"), 5063, "Colocate tables must have the same replica placement: bucket 0 of partition moved of table moved "+
-		"is not on the backends of group g; moving replicas into the group is not supported, recreate the table with \"colocate_with\" = \"g\"")
-	if g, _ := c.GroupOfTable(a); g.Unstable || len(g.Tables) != 2 {
+	if g, _ := c.GroupOfTable(a); len(g.Tables) != 2 {
 		t.Fatal("a refused join changed the group", g)
 	}
 	// A new group from ALTER takes the table's placement.
@@ -297,5 +304,25 @@ func TestTruncateColocate(t *testing.T) {
 	}
 	if !reflect.DeepEqual(firstBackends(nt.Partitions[0]), firstBackends(a.Partitions[0])) {
 		t.Fatal("truncate of a colocate table left the group's sequence")
+	}
+}
+
+// A new group's sequence spreads its buckets evenly over the backends
+// (the colocate balancer would move a bucket of an uneven one at once),
+// the extra ones on the least loaded: here g's two members left 10000
+// with 4 replicas and the others with 2, and h's 4 buckets still go one
+// to each backend, the fourth to a lighter one.
+func TestNewGroupSequenceEven(t *testing.T) {
+	c, _ := newTestCatalog(t, 3)
+	mustCreate(t, c, "db", colocated("a", 4, 1, "g"))
+	mustCreate(t, c, "db", colocated("b", 4, 1, "g"))
+	h := mustCreate(t, c, "db", colocated("x", 4, 1, "h"))
+	g, _ := c.GroupOfTable(h)
+	slots := map[BackendID]int{}
+	for _, seq := range g.BucketSeq {
+		slots[seq[0]]++
+	}
+	if len(slots) != 3 || slots[10000] != 1 {
+		t.Fatalf("h's sequence %v: buckets per backend %v, want all three, one on the loaded 10000", g.BucketSeq, slots)
 	}
 }

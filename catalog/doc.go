@@ -37,9 +37,16 @@
 // worked example relies on this). Replicas and transactions have their own
 // sequences.
 //
-// Placement: a non-colocate table's bucket i has replicas on the alive,
-// non-decommissioned backends sorted by id at positions (i+r) mod n,
-// r = 0..replication_num-1. A colocate group fixes that sequence once (from its
-// first member) in BucketSeq, and every partition of every member puts
+// Placement (placement.go): a new non-colocate tablet (CREATE TABLE, ADD
+// PARTITION, TRUNCATE, INSERT OVERWRITE) gets its replication_num replicas
+// on distinct alive, non-decommissioned backends: those holding fewest of
+// its partition's buckets first (a partition spreads over every backend),
+// then the least loaded: fewest replicas, then least data, then lowest id;
+// bucket by bucket and partition by partition, each counting the ones
+// placed before. In a
+// fresh catalog the first table's bucket i is thus on the (i mod n)-th
+// backend by id. A colocate group fixes its sequence once (at its first
+// member, its buckets spread evenly over the backends, the extra ones on
+// the least loaded) in BucketSeq, and every partition of every member puts
 // bucket i on BucketSeq[i].
 package catalog

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -132,6 +133,10 @@ func (c *Catalog) commit(b *batch) error {
 		return nil
 	}
 	if err := c.kv.Apply(ops); err != nil {
+		var e *sqlerr.Error
+		if errors.As(err, &e) {
+			return e // the store's own account (a replicated one: not the master)
+		}
 		return fmt.Errorf("catalog: persist: %w", err)
 	}
 	c.seq = b.seq

@@ -42,10 +42,10 @@ func (c *Catalog) ReserveOverwrite(db, name string, names []string) (t *Table, o
 			}
 		}
 	}
-	var seq [][]BackendID
+	var pl *placer
 	if g, ok := c.groupLocked(t.DBID, t.ColocateGroup); ok && t.ColocateGroup != "" {
-		seq = g.BucketSeq
-	} else if seq, err = roundRobinSeq(c.placementBackends(), t.Dist.Buckets, t.ReplicationNum); err != nil {
+		pl = fixedPlacer(g.BucketSeq)
+	} else if pl, err = c.newPlacer(t.Dist.Buckets, t.ReplicationNum, partitionSet(old)); err != nil {
 		return nil, nil, nil, err
 	}
 	b := c.newBatch()
@@ -53,7 +53,7 @@ func (c *Catalog) ReserveOverwrite(db, name string, names []string) (t *Table, o
 		fresh = append(fresh, &Partition{ID: PartitionID(b.nextID()), Name: p.Name, Lower: p.Lower, Upper: p.Upper, Values: p.Values,
 			VisibleVersion: 1, NextVersion: 2})
 	}
-	placeTablets(b, fresh, seq)
+	placeTablets(b, fresh, pl)
 	b.ops = nil // reserve the ids only
 	if err := c.commit(b); err != nil {
 		return nil, nil, nil, err

@@ -85,16 +85,17 @@ func (c *Catalog) CreateTable(db string, spec *TableSpec, ifNotExists bool) (*Ta
 		t.Dist.Buckets = max(1, len(c.placementBackends()))
 	}
 	t.ID = TableID(b.nextID())
-	var seq [][]BackendID
+	var pl *placer
 	if g != nil {
-		seq = g.BucketSeq
+		pl = fixedPlacer(g.BucketSeq)
 		gs.addTable(g, t)
 	} else {
-		if seq, err = roundRobinSeq(c.placementBackends(), t.Dist.Buckets, t.ReplicationNum); err != nil {
+		if pl, err = c.newPlacer(t.Dist.Buckets, t.ReplicationNum, nil); err != nil {
 			return nil, err
 		}
 		if t.ColocateGroup != "" {
-			gs.create(b, t, seq)
+			pl = fixedPlacer(pl.groupSeq())
+			gs.create(b, t, pl.fixed)
 		}
 	}
 	t.Partitions, err = buildPartitions(t.PartKind, t.partColumn(), specs)
@@ -107,7 +108,7 @@ func (c *Catalog) CreateTable(db string, spec *TableSpec, ifNotExists bool) (*Ta
 	for _, p := range t.Partitions {
 		p.ID = PartitionID(b.nextID())
 	}
-	placeTablets(b, t.Partitions, seq)
+	placeTablets(b, t.Partitions, pl)
 	b.put(idKey(keyTable, int64(t.ID)), t)
 	gs.stage(b)
 	if err := c.commit(b); err != nil {
@@ -119,10 +120,11 @@ func (c *Catalog) CreateTable(db string, spec *TableSpec, ifNotExists bool) (*Ta
 	return t, nil
 }
 
-// placeTablets gives every partition one tablet per bucket of seq, with
-// consecutive tablet ids (partition by partition, bucket by bucket).
-func placeTablets(b *batch, parts []*Partition, seq [][]BackendID) {
+// placeTablets gives every partition one tablet per bucket, placed by pl,
+// with consecutive tablet ids (partition by partition, bucket by bucket).
+func placeTablets(b *batch, parts []*Partition, pl *placer) {
 	for _, p := range parts {
+		seq := pl.next()
 		p.Tablets = make([]*Tablet, len(seq))
 		for i, bes := range seq {
 			tb := &Tablet{ID: b.nextTablet(), Bucket: i, Replicas: make([]Replica, len(bes))}
@@ -390,10 +392,10 @@ func (c *Catalog) TruncateTable(db, name string, create func(*Table) error) (old
 		c.mu.Unlock()
 		return nil, nil, err
 	}
-	var seq [][]BackendID
+	var pl *placer
 	if g, ok := c.groupLocked(old.DBID, old.ColocateGroup); ok && old.ColocateGroup != "" {
-		seq = g.BucketSeq
-	} else if seq, err = roundRobinSeq(c.placementBackends(), old.Dist.Buckets, old.ReplicationNum); err != nil {
+		pl = fixedPlacer(g.BucketSeq)
+	} else if pl, err = c.newPlacer(old.Dist.Buckets, old.ReplicationNum, partitionSet(old.Partitions)); err != nil {
 		c.mu.Unlock()
 		return nil, nil, err
 	}
@@ -406,7 +408,7 @@ func (c *Catalog) TruncateTable(db, name string, create func(*Table) error) (old
 			VisibleVersion: 1, NextVersion: 2,
 		}
 	}
-	placeTablets(b, t.Partitions, seq)
+	placeTablets(b, t.Partitions, pl)
 	b.ops = nil // reserve the ids only; the table is written below
 	err = c.commit(b)
 	c.mu.Unlock()

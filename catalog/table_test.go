@@ -138,31 +138,89 @@ func TestInferredKeys(t *testing.T) {
 	}
 }
 
-func TestPlacementRoundRobin(t *testing.T) {
+// New tablets go to the least loaded backends: fewest replicas, then
+// least data, then lowest id, each placed replica counting at once; never
+// two replicas of a tablet on one backend; dead and decommissioned
+// backends get none. In a fresh catalog the first table's bucket i is on
+// the (i mod n)-th backend (DORIS-PLANNING.md's worked example).
+func TestPlacementLeastLoaded(t *testing.T) {
 	c, _ := newTestCatalog(t, 3) // backends 10000, 10001, 10002
+	counts := func() map[BackendID]int {
+		out := map[BackendID]int{}
+		for _, tb := range c.tables {
+			for _, p := range tb.Partitions {
+				for _, tab := range p.Tablets {
+					for _, r := range tab.Replicas {
+						out[r.BackendID]++
+					}
+				}
+			}
+		}
+		return out
+	}
 	t1 := mustCreate(t, c, "db", dupSpec("t1", 8, 1))
 	if got := tabletIDs(t1.Partitions[0]); got[0] != 10100 || got[7] != 10107 {
 		t.Fatalf("first table tablets %v", got)
 	}
 	want := []BackendID{10000, 10001, 10002, 10000, 10001, 10002, 10000, 10001}
 	if got := firstBackends(t1.Partitions[0]); !reflect.DeepEqual(got, want) {
-		t.Fatalf("round robin %v", got)
+		t.Fatalf("first table on %v, want %v", got, want)
 	}
-	t2 := mustCreate(t, c, "db", dupSpec("t2", 2, 3))
+	// The next table starts where the first left off (10002 holds 2, the
+	// others 3), not at the lowest id.
+	t2 := mustCreate(t, c, "db", dupSpec("t2", 2, 2))
 	if got := tabletIDs(t2.Partitions[0]); got[0] != 10108 || got[1] != 10109 {
 		t.Fatalf("second table tablets %v", got)
 	}
-	for _, tb := range t2.Partitions[0].Tablets {
-		seen := map[BackendID]bool{}
+	wantSets := [][]BackendID{{10002, 10000}, {10001, 10002}}
+	for i, tb := range t2.Partitions[0].Tablets {
+		var got []BackendID
 		for _, r := range tb.Replicas {
-			if seen[r.BackendID] {
-				t.Fatalf("tablet %d has two replicas on %d", tb.ID, r.BackendID)
-			}
-			seen[r.BackendID] = true
+			got = append(got, r.BackendID)
 		}
-		if len(seen) != 3 || tb.Replicas[0].BackendID != BackendID(10000+tb.Bucket) {
-			t.Fatalf("replicas %+v", tb.Replicas)
+		if !reflect.DeepEqual(got, wantSets[i]) {
+			t.Fatalf("t2 bucket %d on %v, want %v", i, got, wantSets[i])
 		}
+	}
+	if m := counts(); m[10000] != 4 || m[10001] != 4 || m[10002] != 4 {
+		t.Fatalf("replicas per backend %v, want 4 each", m)
+	}
+	// Equal counts: the backend with the least data first. t3's one
+	// tablet (on 10000) gets 1000 bytes; t4 evens the counts, and the
+	// partitions below go to 10000 last among equals.
+	t3 := mustCreate(t, c, "db", dupSpec("t3", 1, 1))
+	if be := t3.Partitions[0].Tablets[0].Replicas[0].BackendID; be != 10000 {
+		t.Fatalf("t3 on %d, want 10000 (all tied: lowest id)", be)
+	}
+	tx, err := c.BeginTxn("db", "l3", []TableID{t3.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := t3.Partitions[0].Tablets[0].ID
+	if _, err := c.CommitTxn(tx.ID, []PartitionID{t3.Partitions[0].ID}, map[storage.TabletID]int64{tab: 10}, map[storage.TabletID]int64{tab: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FinishTxn(tx.ID); err != nil {
+		t.Fatal(err)
+	}
+	t4 := mustCreate(t, c, "db", dupSpec("t4", 2, 1))
+	if got := firstBackends(t4.Partitions[0]); !reflect.DeepEqual(got, []BackendID{10001, 10002}) {
+		t.Fatalf("t4 on %v, want [10001 10002] (fewer replicas)", got)
+	}
+	// A partitioned table: each partition continues from the one before,
+	// so the counts stay within one.
+	rp := dupSpec("rp", 2, 1)
+	rp.PartKind, rp.PartColumn = PartRange, "k1"
+	rp.Partitions = []PartitionSpec{{Name: "p1", Upper: strDatum("10")}, {Name: "p2", Upper: strDatum("20")}, {Name: "p3", Upper: strDatum("30")}}
+	trp := mustCreate(t, c, "db", rp)
+	var got []BackendID
+	for _, p := range trp.Partitions {
+		got = append(got, firstBackends(p)...)
+	}
+	// 5 replicas each, 10000 holding data: 10001, 10002, then 10000 (one
+	// fewer), 10001 (no data), 10002, 10000.
+	if want := []BackendID{10001, 10002, 10000, 10001, 10002, 10000}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("partitions on %v, want %v", got, want)
 	}
 	// Replica ids are their own sequence, unique.
 	ids := map[ReplicaID]bool{}
@@ -180,19 +238,34 @@ func TestPlacementRoundRobin(t *testing.T) {
 	if err := c.SetBackendDecommissioned(10002, true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CreateTable("db", dupSpec("t3", 2, 2), false); err == nil {
+	if _, err := c.CreateTable("db", dupSpec("t5", 2, 2), false); err == nil {
 		t.Fatal("placed 2 replicas on 1 usable backend")
 	}
-	t3 := mustCreate(t, c, "db", dupSpec("t3", 0, 1))
-	if t3.Dist.Buckets != 1 || t3.Partitions[0].Tablets[0].Replicas[0].BackendID != 10000 {
-		t.Fatalf("AUTO buckets %d on %v", t3.Dist.Buckets, firstBackends(t3.Partitions[0]))
+	t5 := mustCreate(t, c, "db", dupSpec("t5", 0, 1))
+	if t5.Dist.Buckets != 1 || t5.Partitions[0].Tablets[0].Replicas[0].BackendID != 10000 {
+		t.Fatalf("AUTO buckets %d on %v", t5.Dist.Buckets, firstBackends(t5.Partitions[0]))
 	}
 	if err := c.SetBackendDecommissioned(10002, false); err != nil {
 		t.Fatal(err)
 	}
-	t4 := mustCreate(t, c, "db", dupSpec("t4", 0, 1))
-	if t4.Dist.Buckets != 2 || !reflect.DeepEqual(firstBackends(t4.Partitions[0]), []BackendID{10000, 10002}) {
-		t.Fatalf("AUTO buckets %d on %v", t4.Dist.Buckets, firstBackends(t4.Partitions[0]))
+	// 10002 missed t5: it is the lighter one and takes the first bucket;
+	// the second goes to 10000, as a partition spreads over every backend
+	// before any takes two (10001 is still down).
+	t6 := mustCreate(t, c, "db", dupSpec("t6", 0, 1))
+	if t6.Dist.Buckets != 2 || !reflect.DeepEqual(firstBackends(t6.Partitions[0]), []BackendID{10002, 10000}) {
+		t.Fatalf("AUTO buckets %d on %v", t6.Dist.Buckets, firstBackends(t6.Partitions[0]))
+	}
+	// However uneven the load, a partition with as many buckets as
+	// backends uses them all: 10001 is back, far lighter than the others,
+	// and takes one bucket of t7, not all four.
+	c.SetBackendState(10001, true, "", testNow)
+	t7 := mustCreate(t, c, "db", dupSpec("t7", 4, 1))
+	on := map[BackendID]int{}
+	for _, be := range firstBackends(t7.Partitions[0]) {
+		on[be]++
+	}
+	if len(on) != 3 || on[10001] != 2 {
+		t.Fatalf("t7 on %v, want all 3 backends, the extra bucket on the lightest (10001)", firstBackends(t7.Partitions[0]))
 	}
 }
 

@@ -86,6 +86,12 @@ func (s *Session) adminSetConfig(body string, w wire.ResultWriter) error {
 				return sqlerr.Doris.New(fmt.Sprintf("Invalid value for disable_balance: %s", kv[2]))
 			}
 			s.srv.coord.SetBalanceDisabled(off)
+		case "balance_load_score_threshold":
+			f, err := strconv.ParseFloat(kv[2], 64)
+			if err != nil || f <= 0 || f >= 1 {
+				return sqlerr.Doris.New(fmt.Sprintf("Invalid value for balance_load_score_threshold: %s (a fraction between 0 and 1)", kv[2]))
+			}
+			s.srv.coord.SetBalanceThreshold(f)
 		default:
 			// Doris has hundreds of configs; the others are not kept here.
 			return sqlerr.NotSupportedYet.New("ADMIN SET FRONTEND CONFIG " + kv[1])

@@ -41,7 +41,7 @@ func (srv *Server) startAutoAnalyze() {
 			case <-a.ctx.Done():
 				return
 			case <-tick.C:
-				if srv.autoAnalyzeEnabled() {
+				if srv.autoAnalyzeEnabled() && srv.isMaster() {
 					srv.autoAnalyzeOnce()
 				}
 			}

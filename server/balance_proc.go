@@ -50,8 +50,8 @@ func b2i(b bool) int64 {
 // showClusterLoadStat is SHOW PROC
 // '/cluster_balance/cluster_load_stat/location_default/HDD': per backend
 // its disk and replica count (Doris's ClusterLoadStatisticProcDir). The
-// score is replica-based, as dorisgo balances: replicas over the mean;
-// Class LOW/MID/HIGH is below, within or above the balance tolerance.
+// score is replica-based: replicas over the mean; Class LOW/MID/HIGH is
+// below, within or above the balancer's replica tolerance of the mean.
 func (s *Session) showClusterLoadStat(w wire.ResultWriter) error {
 	bal := s.srv.coord.BalanceStatus()
 	bes := s.srv.cat.Backends()
@@ -82,9 +82,9 @@ func (s *Session) showClusterLoadStat(w wire.ResultWriter) error {
 		}
 		class := "MID"
 		switch {
-		case float64(n) > mean+1:
+		case float64(n) > mean+float64(bal.Tolerance):
 			class = "HIGH"
-		case float64(n) < mean-1:
+		case float64(n) < mean-float64(bal.Tolerance):
 			class = "LOW"
 		}
 		rows = append(rows, []types.Datum{str(fmt.Sprint(b.ID)), str(fmt.Sprint(b.Alive)), str(fmt.Sprint(used)), str(fmt.Sprint(b.DiskTotal)),

@@ -249,6 +249,10 @@ func (s *Session) alterTableSet(ctx context.Context, st *parser.AlterTableSet, w
 }
 
 func (s *Session) alterSystem(ctx context.Context, st *parser.AlterSystem, w wire.ResultWriter) error {
+	switch st.Op {
+	case parser.AddFollower, parser.AddObserver, parser.DropFollower, parser.DropObserver:
+		return s.alterFrontends(st, w)
+	}
 	for _, hp := range st.HostPorts {
 		i := strings.LastIndexByte(hp, ':')
 		if i < 0 {

@@ -46,6 +46,8 @@ func (s *Session) dispatch(ctx context.Context, stmt parser.Statement, params []
 		return s.alterSystem(ctx, st, w)
 	case *parser.ShowBackends:
 		return s.showBackends(w)
+	case *parser.ShowFrontends:
+		return s.showFrontends(ctx, w)
 	case *parser.ShowDelete:
 		return s.showDelete(st, w)
 	case *parser.ShowTablets:
@@ -59,7 +61,7 @@ func (s *Session) dispatch(ctx context.Context, stmt parser.Statement, params []
 	case *parser.ShowLoad:
 		return s.showLoad(st, w)
 	case *parser.ShowProc:
-		return s.showProc(st, w)
+		return s.showProc(ctx, st, w)
 	case *parser.ShowQueryProfile:
 		return s.showQueryProfile(st, w)
 	case *parser.ShowCreateTable:
@@ -220,7 +222,9 @@ func (s *Session) set(n *sqlparser.Set, w wire.ResultWriter) error {
 			return err
 		}
 		if global {
-			s.srv.globals.set(name, val)
+			if err := s.srv.setGlobal(name, val); err != nil {
+				return err
+			}
 		}
 		s.vars.vals[name] = val
 		if name == "autocommit" {

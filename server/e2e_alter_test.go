@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/sql/types"
@@ -241,19 +242,37 @@ func TestE2EAlterRenameAndColocate(t *testing.T) {
 	_, err = db.Exec("ALTER TABLE rn.a3 RENAME b")
 	wantCode(t, err, 1050, "RENAME onto an existing table")
 
-	// colocate_with: a table placed like the group joins; one placed
-	// elsewhere is refused rather than leaving the group unstable.
+	// colocate_with: a table placed like the group joins stable; one
+	// placed elsewhere joins too, the group unstable until its replicas
+	// moved onto the group's sequence (the tablet scheduler).
 	mustExec(t, db, `CREATE TABLE rn.g1 (k INT NOT NULL, v INT) DISTRIBUTED BY HASH(k) BUCKETS 3 PROPERTIES ("replication_num" = "3", "colocate_with" = "grp")`)
 	mustExec(t, db, `CREATE TABLE rn.c3 (k INT NOT NULL, v INT) DISTRIBUTED BY HASH(k) BUCKETS 3 PROPERTIES ("replication_num" = "3")`)
 	mustExec(t, db, `ALTER TABLE rn.c3 SET ("colocate_with" = "grp")`)
 	wantErrContains(t, db, `ALTER TABLE rn.b SET ("colocate_with" = "grp")`, 5063, "same replication num")
 	mustExec(t, db, `CREATE TABLE rn.g2 (k INT NOT NULL, v INT) DISTRIBUTED BY HASH(k) BUCKETS 3 PROPERTIES ("replication_num" = "1", "colocate_with" = "grp1")`)
+	mustExec(t, db, `CREATE TABLE rn.one (k INT NOT NULL, v INT) DISTRIBUTED BY HASH(k) BUCKETS 1 PROPERTIES ("replication_num" = "1")`)
 	mustExec(t, db, `CREATE TABLE rn.c1 (k INT NOT NULL, v INT) DISTRIBUTED BY HASH(k) BUCKETS 3 PROPERTIES ("replication_num" = "1")`)
-	// rn.c1's buckets start on another backend than grp1's (round robin).
-	_, err = db.Exec(`ALTER TABLE rn.c1 SET ("colocate_with" = "grp1")`)
-	if err != nil {
-		wantErrContains(t, db, `ALTER TABLE rn.c1 SET ("colocate_with" = "grp1")`, 5063, "same replica placement")
+	// rn.c1's buckets start on other backends than grp1's (least loaded,
+	// after rn.one).
+	mustExec(t, db, "INSERT INTO rn.c1 VALUES (1, 1), (2, 2), (3, 3)")
+	mustExec(t, db, `ALTER TABLE rn.c1 SET ("colocate_with" = "grp1")`)
+	grp1 := func() []string {
+		for _, r := range queryStrings(t, db, "SHOW PROC '/colocation_group'") {
+			if strings.HasSuffix(r[1], "grp1") {
+				return r
+			}
+		}
+		t.Fatal("no group grp1")
+		return nil
 	}
+	if g := grp1(); g[6] != "false" || !strings.Contains(g[7], "of table c1 is not on the backends of bucket") {
+		t.Errorf("grp1 right after rn.c1 joined: IsStable %s, ErrorMsg %q; want unstable, naming c1", g[6], g[7])
+	}
+	waitFor(t, 20*time.Second, "grp1 stable with rn.c1 moved onto its sequence", func() bool {
+		g := grp1()
+		return g[6] == "true" && strings.Contains(g[2], ",") // two member tables
+	})
+	alterWant(t, db, "SELECT * FROM rn.c1", arows("1|1", "2|2", "3|3"))
 }
 
 // TestE2EAlterKill9: an acknowledged ALTER survives a kill -9 right after

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"database/sql"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -118,24 +119,11 @@ func TestE2EClusterBalance(t *testing.T) {
 		t.Errorf("SHOW PROC '/cluster_balance': %v", got)
 	}
 
+	rc := checkReads(db, queries, nil)
 	var stop atomic.Bool
 	var wg sync.WaitGroup
-	var reads, bad, unstableSeen, reasonSeen atomic.Int64
-	var firstBad atomic.Value
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		for !stop.Load() {
-			for q, want := range queries {
-				got, err := queryStringsErr(db, q)
-				reads.Add(1)
-				if err != nil || fmt.Sprint(got) != want {
-					bad.Add(1)
-					firstBad.CompareAndSwap(nil, fmt.Sprint(q, " = ", got, err))
-				}
-			}
-		}
-	}()
+	var unstableSeen, reasonSeen atomic.Int64
+	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		for !stop.Load() {
@@ -164,12 +152,10 @@ func TestE2EClusterBalance(t *testing.T) {
 	took := time.Since(start)
 	stop.Store(true)
 	wg.Wait()
-	t.Logf("balanced in %v: %v; %d reads", took, loadStat(), reads.Load())
+	reads := rc.finish(t, "during the balance")
+	t.Logf("balanced in %v: %v; %d reads", took, loadStat(), reads)
 	if worst != nil {
 		t.Errorf("tablets short of healthy replicas during the balance: %v", worst)
-	}
-	if bad.Load() > 0 {
-		t.Errorf("%d of %d reads during the balance went wrong, first: %v", bad.Load(), reads.Load(), firstBad.Load())
 	}
 	if unstableSeen.Load() == 0 {
 		t.Error("the colocate group was never seen unstable while its bucket moved")
@@ -177,16 +163,7 @@ func TestE2EClusterBalance(t *testing.T) {
 	if reasonSeen.Load() == 0 {
 		t.Error(`EXPLAIN never said "group is not stable" while the group was unstable`)
 	}
-	for n, want := range tables {
-		for tb, bes := range replicasPerTablet(t, db, "bal."+n) {
-			if len(bes) != want {
-				t.Errorf("%s tablet %s on %v, want %d replicas", n, tb, bes, want)
-			}
-		}
-		if u := unhealthy(t, db, "bal."+n); len(u) > 0 {
-			t.Errorf("%s replicas not OK after the balance: %v", n, u)
-		}
-	}
+	checkReplicas(t, db, "bal", tables)
 	g := queryStrings(t, db, "SHOW PROC '/colocation_group'")
 	seq := fmt.Sprint(queryStrings(t, db, "SHOW PROC '/colocation_group/"+g[0][0]+"'"))
 	if !strings.Contains(seq, freshID) {
@@ -198,6 +175,66 @@ func TestE2EClusterBalance(t *testing.T) {
 	for q, want := range queries {
 		if got := fmt.Sprint(queryStrings(t, db, q)); got != want {
 			t.Errorf("after the balance %s = %s, want %s", q, got, want)
+		}
+	}
+}
+
+// readChecker reruns queries, each with its known answer, until finish.
+type readChecker struct {
+	stop       atomic.Bool
+	wg         sync.WaitGroup
+	reads, bad atomic.Int64
+	first      atomic.Value
+}
+
+// checkReads starts a reader of queries on db; also, if not nil, runs
+// after every round of them (a probe of the cluster's state).
+func checkReads(db *sql.DB, queries map[string]string, also func()) *readChecker {
+	rc := &readChecker{}
+	rc.wg.Add(1)
+	go func() {
+		defer rc.wg.Done()
+		for !rc.stop.Load() {
+			for q, want := range queries {
+				got, err := queryStringsErr(db, q)
+				rc.reads.Add(1)
+				if err != nil || fmt.Sprint(got) != want {
+					rc.bad.Add(1)
+					rc.first.CompareAndSwap(nil, fmt.Sprint(q, " = ", got, err))
+				}
+			}
+			if also != nil {
+				also()
+			}
+		}
+	}()
+	return rc
+}
+
+// finish stops the reader, fails t if any answer was wrong, and returns
+// how many reads it made.
+func (rc *readChecker) finish(t *testing.T, when string) int64 {
+	t.Helper()
+	rc.stop.Store(true)
+	rc.wg.Wait()
+	if rc.bad.Load() > 0 {
+		t.Errorf("%d of %d reads %s went wrong, first: %v", rc.bad.Load(), rc.reads.Load(), when, rc.first.Load())
+	}
+	return rc.reads.Load()
+}
+
+// checkReplicas checks that every tablet of each table of db has its
+// replication_num (tables: name → replicas) healthy replicas.
+func checkReplicas(t *testing.T, db *sql.DB, dbName string, tables map[string]int) {
+	t.Helper()
+	for n, want := range tables {
+		for tb, bes := range replicasPerTablet(t, db, dbName+"."+n) {
+			if len(bes) != want {
+				t.Errorf("%s tablet %s on %v, want %d replicas", n, tb, bes, want)
+			}
+		}
+		if u := unhealthy(t, db, dbName+"."+n); len(u) > 0 {
+			t.Errorf("%s replicas not OK after the balance: %v", n, u)
 		}
 	}
 }

@@ -22,6 +22,13 @@ type netnsCluster struct {
 
 func startNetnsCluster(t *testing.T, nbe int) *netnsCluster {
 	t.Helper()
+	return startNetnsClusterFEs(t, nbe, 1)
+}
+
+// startNetnsClusterFEs starts nbe backends and nfe frontends (fe, fe2, …;
+// replicated with --edit-log-port 9010 when nfe > 1).
+func startNetnsClusterFEs(t *testing.T, nbe, nfe int) *netnsCluster {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("network namespaces need root (CI runs as root)")
 	}
@@ -33,7 +40,10 @@ func startNetnsCluster(t *testing.T, nbe int) *netnsCluster {
 		t.Fatal(err)
 	}
 	c := &netnsCluster{t: t, name: fmt.Sprintf("n%d", os.Getpid()%1000), dir: t.TempDir(), script: script, addrs: map[string]string{}}
-	out, err := exec.Command("bash", script, "up", c.name, dorisgoBinary(t), c.dir, fmt.Sprint(nbe)).CombinedOutput()
+	if nfe > 1 {
+		c.name = fmt.Sprintf("h%d", os.Getpid()%1000)
+	}
+	out, err := exec.Command("bash", script, "up", c.name, dorisgoBinary(t), c.dir, fmt.Sprint(nbe), fmt.Sprint(nfe)).CombinedOutput()
 	t.Cleanup(func() {
 		if out, err := exec.Command("bash", script, "down", c.name, c.dir).CombinedOutput(); err != nil {
 			t.Errorf("cluster.sh down: %v\n%s", err, out)
@@ -47,7 +57,7 @@ func startNetnsCluster(t *testing.T, nbe int) *netnsCluster {
 			c.addrs[f[0]] = f[1]
 		}
 	}
-	if len(c.addrs) != nbe+1 {
+	if len(c.addrs) != nbe+nfe {
 		t.Fatalf("cluster.sh up printed %q", out)
 	}
 	return c

@@ -203,6 +203,11 @@ func TestE2EWebUIBrowser(t *testing.T) {
 				t.Errorf("outsider GET %s: %d, shows wu:\n%s", path, code, body)
 			}
 		}
+		// The backends page lists the frontends too: a frontend of its own
+		// is its cluster's only master.
+		if code, body := httpAs(t, "GET", base+"/backends", "root", "", nil); code != http.StatusOK || !strings.Contains(body, "SHOW FRONTENDS") || !strings.Contains(body, "IsMaster") {
+			t.Errorf("root GET /backends: %d, lacks SHOW FRONTENDS:\n%s", code, body)
+		}
 		code, body := httpAs(t, "GET", base+"/backends", "outsider", "pw", nil)
 		if code != http.StatusOK || !strings.Contains(body, `class="error"`) {
 			t.Errorf("outsider GET /backends: %d, want SHOW BACKENDS' access error:\n%s", code, body)

@@ -218,13 +218,23 @@ func adaptiveLines(pr *coord.Profile) []string {
 	out := []string{"  adaptive joins (planned distribution, executed distribution, the build side as measured):"}
 	for _, a := range pr.Adaptive {
 		b, p := pr.ExchangeStats(a.Build), pr.ExchangeStats(a.Probe)
-		line := fmt.Sprintf("    %d:HASH JOIN  planned=%s  ran=%s  build rows=%d bytes=%d (broadcast limits: rows<=%d bytes<=%d)",
-			a.Join, a.Planned, a.Ran, a.BuildRows, a.BuildBytes, a.MaxRows, a.MaxBytes)
+		line := fmt.Sprintf("    %d:HASH JOIN  planned=%s  ran=%s  build rows=%d bytes=%d (broadcast limits: rows<=%d bytes<=%d)  from fragments build=%d probe=%d",
+			a.Join, a.Planned, a.Ran, a.BuildRows, a.BuildBytes, a.MaxRows, a.MaxBytes, a.Build, a.Probe)
 		if a.Ran == fragment.AdaptBroadcast {
-			// The planned shuffle would have moved both sides once.
-			planned := p.Bytes + a.BuildBytes
-			line += fmt.Sprintf("  build exchange bytes=%d (%d instances × %d)  probe rows=%d, sent to another backend=%d  bytes saved=%d",
-				b.Bytes, a.Nodes, a.BuildBytes, p.Rows, pr.RemoteRows(a.Probe, a.Fragment), planned-b.Bytes)
+			line += fmt.Sprintf("  build exchange bytes=%d (%d instances × %d)  probe rows=%d, sent to another backend=%d",
+				b.Bytes, a.Nodes, a.BuildBytes, p.Rows, pr.RemoteRows(a.Probe, a.Fragment))
+			if a.Planned == fragment.AdaptPartitioned {
+				// The planned shuffle would have moved both sides once.
+				line += fmt.Sprintf("  bytes saved=%d", p.Bytes+a.BuildBytes-b.Bytes)
+			} else {
+				line += "  (as planned)"
+			}
+		}
+		if a.Ran == fragment.AdaptPartitioned && a.Planned == fragment.AdaptBroadcast {
+			// The planned broadcast would have sent the build side to every
+			// join instance; the shuffle sends each side once.
+			line += fmt.Sprintf("  shuffled: build exchange bytes=%d + probe exchange bytes=%d = %d, against %d instances × %d broadcast  bytes saved=%d",
+				b.Bytes, p.Bytes, b.Bytes+p.Bytes, a.Nodes, b.Bytes, int64(a.Nodes)*b.Bytes-b.Bytes-p.Bytes)
 		}
 		if a.Ran == fragment.AdaptPartitioned {
 			line += fmt.Sprintf("  skewed keys spread=%d (largest key share of the probe sample %.0f%%)  probe rows per join instance=%v",

@@ -70,7 +70,12 @@ func (s *Server) httpHandler() http.Handler {
 	// LOAD_PRIV on its table (streamload.go), the colocate admin endpoints
 	// ADMIN_PRIV, /api/profile one's own queries unless ADMIN_PRIV.
 	mux.HandleFunc("PUT /api/{db}/{table}/_stream_load", s.streamLoad)
-	mux.HandleFunc("PUT /api/{db}/_stream_load_2pc", s.needLogin(s.streamLoad2PC))
+	// Between the frontends of a replicated cluster (ha.go, forward.go):
+	// they present the cluster token, not an account.
+	mux.HandleFunc("POST /api/_fe/forward", s.serveForward)
+	mux.HandleFunc("POST /api/_fe/heartbeat", s.serveFEHeartbeat)
+	mux.HandleFunc("GET /api/_fe/frontends", s.serveFrontends)
+	mux.HandleFunc("PUT /api/{db}/_stream_load_2pc", s.masterOnly(s.needLogin(s.streamLoad2PC)))
 	mux.HandleFunc("GET /api/_load_error_log", s.needLogin(s.serveLoadErrorLog))
 	mux.HandleFunc("POST /api/colocate/group_stable", s.needAdmin(s.groupStable(false)))
 	mux.HandleFunc("DELETE /api/colocate/group_stable", s.needAdmin(s.groupStable(true)))

@@ -118,7 +118,7 @@ func (s *Session) authorize(stmt parser.Statement) error {
 		return needGlobal(a, catalog.WantNode, "NODE")
 	case *parser.CancelAlterColumn:
 		return s.needTable(a, st.DB, st.Table, catalog.WantAlter, "ALTER")
-	case *parser.ShowBackends:
+	case *parser.ShowBackends, *parser.ShowFrontends:
 		return needGlobal(a, catalog.WantAdmin|catalog.WantNode, "ADMIN/OPERATOR")
 	case *parser.ShowTablets, *parser.ShowProc, *parser.Admin, *parser.ShowTransaction:
 		return needGlobal(a, catalog.WantAdmin, "ADMIN")

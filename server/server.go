@@ -20,6 +20,7 @@ import (
 	"github.com/dorisgo/dorisgo/execution/be"
 	"github.com/dorisgo/dorisgo/execution/coord"
 	"github.com/dorisgo/dorisgo/execution/rpc"
+	"github.com/dorisgo/dorisgo/server/journal"
 	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/storage"
 	"gopkg.in/natefinch/lumberjack.v2"
@@ -46,6 +47,18 @@ type Config struct {
 	// looks for tables to analyze (autoanalyze.go); 0 = 5 minutes, as
 	// Doris's auto_check_statistics_in_minutes.
 	AutoAnalyzeInterval time.Duration
+	// EditLogPort > 0 makes this frontend a member of a replicated cluster
+	// (ha.go): its catalog goes through a Raft journal on this port.
+	EditLogPort int
+	// Helper is an existing frontend's host:edit_log_port; a frontend
+	// started with it joins that cluster (once the master has added it).
+	Helper string
+	// OnDemote runs when this frontend stops being the master; nil exits
+	// the process (ha.go).
+	OnDemote func()
+	// JournalSnapshotThreshold is how many journal entries make a snapshot
+	// (0: 8192); tests lower it.
+	JournalSnapshotThreshold uint64
 }
 
 // Server is a running frontend.
@@ -53,6 +66,8 @@ type Server struct {
 	cfg   Config
 	log   *slog.Logger
 	meta  *storage.Meta
+	ha    *haState       // nil: a frontend of its own
+	fwd   fwdSessions    // forwarded transactions, on the master (forward.go)
 	audit io.WriteCloser // nil: no audit log
 	token string         // the cluster token (rpc.TokenGuard)
 	cat   *catalog.Catalog
@@ -113,9 +128,18 @@ func Start(cfg Config) (*Server, error) {
 	}
 	clearSpill(cfg.DataDir) // the data dir is ours now (its metadata opened)
 	s.meta = meta
-	// The cluster token, made on the first start: backends serve only
-	// callers presenting it (rpc.TokenGuard).
-	if s.token, err = rpc.LoadOrCreateToken(cfg.DataDir); err != nil {
+	var kv catalog.KV = meta
+	if cfg.EditLogPort > 0 {
+		if err := s.openJournal(meta); err != nil {
+			return nil, err
+		}
+		kv = journal.KV{N: s.ha.node, Writable: s.ha.master.Load}
+		if s.token, err = s.journalToken(meta); err != nil {
+			return nil, fmt.Errorf("cluster token: %w", err)
+		}
+	} else if s.token, err = rpc.LoadOrCreateToken(cfg.DataDir); err != nil {
+		// The cluster token, made on the first start: backends serve only
+		// callers presenting it (rpc.TokenGuard).
 		return nil, fmt.Errorf("cluster token: %w", err)
 	}
 	if cfg.AuditLog != "-" {
@@ -130,7 +154,17 @@ func Start(cfg Config) (*Server, error) {
 		// audit_log_roll_num keeps a bounded history.
 		s.audit = &lumberjack.Logger{Filename: path, MaxSize: 100, MaxBackups: 10}
 	}
-	if s.cat, err = catalog.Open(meta); err != nil {
+	if s.ha != nil {
+		s.ha.reloadMu.Lock() // entries applied meanwhile reach the catalog once it is open (ha.go)
+	}
+	if err := s.loadGlobals(); err != nil {
+		return nil, fmt.Errorf("load global variables: %w", err)
+	}
+	s.cat, err = catalog.Open(kv)
+	if s.ha != nil {
+		s.ha.reloadMu.Unlock()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("load catalog: %w", err)
 	}
 	if err := s.startEmbedded(); err != nil {
@@ -138,15 +172,25 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s.coord = coord.New(s.cat, s.log)
 	s.coord.ClusterToken = s.token
+	if s.mysqlLn, err = net.Listen("tcp", net.JoinHostPort(cfg.Host, fmt.Sprint(cfg.MySQLPort))); err != nil {
+		return nil, err
+	}
+	if cfg.HTTPPort >= 0 {
+		if s.httpLn, err = net.Listen("tcp", net.JoinHostPort(cfg.Host, fmt.Sprint(cfg.HTTPPort))); err != nil {
+			return nil, err
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := s.coord.Start(ctx); err != nil {
+	if s.ha != nil {
+		// The listeners are bound first: a master publishes their ports.
+		if err := s.startReplicated(ctx); err != nil {
+			return nil, err
+		}
+	} else if err := s.coord.Start(ctx); err != nil {
 		return nil, fmt.Errorf("recover transactions: %w", err)
 	}
 	if s.wire, err = wire.NewServer(wire.Config{ServerVersion: serverVersion, Logger: s.log, Limits: s.connLimits}, s); err != nil {
-		return nil, err
-	}
-	if s.mysqlLn, err = net.Listen("tcp", net.JoinHostPort(cfg.Host, fmt.Sprint(cfg.MySQLPort))); err != nil {
 		return nil, err
 	}
 	go func() {
@@ -154,10 +198,7 @@ func Start(cfg Config) (*Server, error) {
 			s.log.Error("mysql listener", "err", err)
 		}
 	}()
-	if cfg.HTTPPort >= 0 {
-		if s.httpLn, err = net.Listen("tcp", net.JoinHostPort(cfg.Host, fmt.Sprint(cfg.HTTPPort))); err != nil {
-			return nil, err
-		}
+	if s.httpLn != nil {
 		s.httpSrv = &http.Server{Handler: s.httpHandler(), ReadHeaderTimeout: 10 * time.Second}
 		go func() {
 			if err := s.httpSrv.Serve(s.httpLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -223,6 +264,11 @@ func (s *Server) Close() {
 	}
 	if s.wire != nil {
 		s.wire.Close()
+	} else if s.mysqlLn != nil {
+		s.mysqlLn.Close()
+	}
+	if s.httpSrv == nil && s.httpLn != nil {
+		s.httpLn.Close()
 	}
 	if s.coord != nil {
 		s.coord.Close()
@@ -230,6 +276,7 @@ func (s *Server) Close() {
 	for _, b := range s.bes {
 		b.Stop()
 	}
+	s.closeReplicated()
 	if s.meta != nil {
 		s.meta.Close()
 	}

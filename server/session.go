@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+
 	"github.com/dorisgo/dorisgo/execution/coord"
 	"github.com/dorisgo/dorisgo/planner/bind"
 	"github.com/dorisgo/dorisgo/server/wire"
@@ -80,6 +82,9 @@ type Session struct {
 	// sqlStmts are the SQL PREPARE statements by lower-case name
 	// (sqlprepare.go); only the connection's goroutine touches them.
 	sqlStmts map[string]*prepared
+	// fwdTxn: a transaction of this follower's client is open on the
+	// master, so every statement goes there (forward.go).
+	fwdTxn bool
 }
 
 // InitDB implements wire.Session (COM_INIT_DB and USE). The account
@@ -116,6 +121,7 @@ func (s *Session) Close() {
 	s.mu.Unlock()
 	// A transaction the client did not commit is rolled back, as in Doris.
 	s.endTxn(false, "connection closed")
+	s.endForwarded()
 }
 
 // Query implements wire.Session: each statement of a multi-statement text
@@ -240,7 +246,16 @@ func (s *Session) run(ctx context.Context, queryID, text string, stmt parser.Sta
 		s.command, s.sql, s.queryID, s.cancel, s.stmtCtx = "Sleep", "", "", nil, nil
 		s.mu.Unlock()
 	}()
-	err = s.dispatch(ctx, stmt, params, w)
+	if s.needsMaster(stmt) {
+		err = s.forward(ctx, text, params, w)
+		if v, ok := stmt.(*parser.Vitess); ok && err == nil {
+			if set, ok := v.AST.(*sqlparser.Set); ok {
+				err = s.set(set, discardWriter{}) // the session's own copy follows
+			}
+		}
+	} else {
+		err = s.dispatch(ctx, stmt, params, w)
+	}
 	if err != nil && ctx.Err() != nil {
 		s.mu.Lock()
 		killed := s.killed

@@ -520,10 +520,12 @@ func partitionRange(t *catalog.Table, p *catalog.Partition) string {
 	return ""
 }
 
-func (s *Session) showProc(st *parser.ShowProc, w wire.ResultWriter) error {
+func (s *Session) showProc(ctx context.Context, st *parser.ShowProc, w wire.ResultWriter) error {
 	path := strings.TrimRight(st.Path, "/")
 	const cg = "/colocation_group"
 	switch {
+	case path == "/frontends":
+		return s.showFrontends(ctx, w)
 	case path == cg:
 		cols := []wire.Column{strCol("GroupId"), strCol("GroupName"), strCol("TableIds"), strCol("BucketsNum"),
 			strCol("ReplicaAllocation"), strCol("DistCols"), strCol("IsStable"), strCol("ErrorMsg")}

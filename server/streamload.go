@@ -86,6 +86,9 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 		s.metrics.loads.WithLabelValues("fail").Inc()
 		writeJSON(w, code, resp)
 	}
+	if s.redirectToMaster(w, r) {
+		return
+	}
 	a, ok := s.httpAccess(r)
 	if !ok {
 		w.Header().Set("WWW-Authenticate", `Basic realm="dorisgo"`)

@@ -57,7 +57,7 @@ func (s *Session) ServerStatus() uint16 {
 	if s.vars.get("autocommit") != "0" {
 		st |= wire.StatusAutocommit
 	}
-	if s.txn != nil {
+	if s.txn != nil || s.fwdTxn {
 		st |= wire.StatusInTrans
 	}
 	return st

@@ -26,7 +26,8 @@
 //	'D' tablet rowset seg:4 0     → segment meta: rows; per column NULL count, min, max
 //	'D' tablet rowset seg:4 1+c   → column c of the segment (encoding below)
 //	'P' txn tablet                → pending rowset: rowset id, segments, rows, bytes, prepared,
-//	                                a delete transaction's condition
+//	                                a delete transaction's condition, a partial update's
+//	                                filled columns and the rowsets it filled them from
 //	'C' tablet rowset             → compaction output being written (discarded at Open)
 //	'D' tablet rowset seg:4 MaxInt32 → a merge-on-write segment's primary-key index (mow.go)
 //	'B' tablet rowset seg:4 version  → delete bitmap of a merge-on-write segment (mow.go)
@@ -69,7 +70,9 @@
 // Merge-on-write UNIQUE tablets (mow.go) resolve equal keys when a load
 // publishes: older rows of its keys are marked in delete bitmaps written
 // in the publish batch, scans drop marked rows and stream like DUPLICATE
-// ones, and compaction writes only live rows.
+// ones, and compaction writes only live rows. A partial column update
+// fills its missing columns at Write and again at Publish for the keys a
+// rowset published since holds (partial_publish.go), so replicas agree.
 //
 // DELETE ... WHERE is Doris's delete predicate (delete.go): a rowset without
 // segments carrying the condition, published like a load; scans drop the

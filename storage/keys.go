@@ -225,6 +225,10 @@ type pendingMeta struct {
 	// Cols are the ids of the columns the rowset stores (nil: written
 	// before column ids).
 	Cols []int32
+	// Partial, with Cols only, marks a partial column update's rowset and
+	// Base the rowsets its filled columns came from (rowsetWriter.base).
+	Partial *PartialUpdate
+	Base    []rowsetID
 }
 
 // pendingWithCols marks the prepared byte of a pendingMeta in the format
@@ -255,7 +259,22 @@ func (m pendingMeta) encode() []byte {
 	} else {
 		b = append(b, 0)
 	}
-	return appendCols(b, m.Cols)
+	b = appendCols(b, m.Cols)
+	if m.Partial == nil {
+		return b // the format before partial updates' bases
+	}
+	b = append(b, 1)
+	fill := make([]int32, len(m.Partial.Fill))
+	for i, c := range m.Partial.Fill {
+		fill[i] = int32(c)
+	}
+	b = appendCols(b, fill)
+	b = binary.AppendVarint(b, int64(m.Partial.Sign))
+	b = binary.AppendUvarint(b, uint64(len(m.Base)))
+	for _, id := range m.Base {
+		b = binary.AppendVarint(b, int64(id))
+	}
+	return b
 }
 
 func decodePendingMeta(val []byte) (pendingMeta, error) {
@@ -268,6 +287,21 @@ func decodePendingMeta(val []byte) (pendingMeta, error) {
 			m.Delete = r.bytes()
 		}
 		m.Cols = r.cols()
+		if len(r.b) > 0 && r.err == nil && r.byte1() == 1 {
+			p := &PartialUpdate{}
+			for _, c := range r.cols() {
+				p.Fill = append(p.Fill, int(c))
+			}
+			p.Sign = int(r.varint())
+			n := r.uvarint()
+			if r.err == nil && n > uint64(len(r.b)) {
+				r.fail()
+			}
+			for i := uint64(0); i < n && r.err == nil; i++ {
+				m.Base = append(m.Base, rowsetID(r.varint()))
+			}
+			m.Partial = p
+		}
 		return m, r.err
 	}
 	if len(r.b) > 0 && r.err == nil {

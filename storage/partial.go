@@ -18,9 +18,12 @@ import (
 type PartialUpdate = meta.PartialUpdate
 
 // WritePartial fills rec's missing columns from the tablet's newest live
-// rows (the latest published version; a load published meanwhile is not
-// seen, as Doris's partial update resolves conflicts only at publish when
-// configured to) and writes it like Write.
+// rows (the latest published version) and writes it like Write. The
+// rowset remembers the rowsets it filled from: a load published before
+// this one but after the fill, or a clone or compaction replacing the
+// rowsets, makes Publish fill those keys again from the version below its
+// own (refillPartial, Doris's publish-time conflict resolution), so every
+// replica ends with the same rows whatever it held when the rows came.
 func (s *Store) WritePartial(txn TxnID, tab TabletID, rec arrow.Record, p PartialUpdate) error {
 	sc, err := s.Schema(tab)
 	if err != nil {
@@ -37,17 +40,38 @@ func (s *Store) WritePartial(txn TxnID, tab TabletID, rec arrow.Record, p Partia
 			return sqlerr.Assertf("storage: partial update fills column %d of %d (keys %d)", c, len(sc.Columns), sc.NumKeys)
 		}
 	}
-	filled, err := s.fillPartial(sc, tab, rec, p)
+	filled, base, err := s.fillPartial(sc, tab, rec, p)
 	if err != nil {
 		return err
 	}
 	defer filled.Release()
-	return s.Write(txn, tab, filled)
+	return s.write(txn, tab, filled, func(w *rowsetWriter) { w.notePartial(p, base, rec) })
+}
+
+// notePartial records that a partial update's batch rec (before its fill)
+// was filled from the rowsets base: a rowset counts as filled from only if
+// every batch saw it. Caller holds w.mu.
+func (w *rowsetWriter) notePartial(p PartialUpdate, base map[rowsetID]bool, rec arrow.Record) {
+	if w.partial == nil {
+		w.partial = &PartialUpdate{Fill: slices.Clone(p.Fill), Sign: p.Sign}
+		w.base = base
+	} else {
+		for id := range w.base {
+			if !base[id] {
+				delete(w.base, id)
+			}
+		}
+	}
+	if w.placeholder == nil && rec.NumRows() > 0 {
+		for _, c := range p.Fill {
+			w.placeholder = append(w.placeholder, take(rec.Column(c), []int32{0})) // a copy: not the batch's buffers
+		}
+	}
 }
 
 // fillPartial returns rec with p.Fill's columns taken from the live rows
-// of its keys.
-func (s *Store) fillPartial(sc *TabletSchema, tab TabletID, rec arrow.Record, p PartialUpdate) (arrow.Record, error) {
+// of its keys, and the published rowsets it read them from.
+func (s *Store) fillPartial(sc *TabletSchema, tab TabletID, rec arrow.Record, p PartialUpdate) (arrow.Record, map[rowsetID]bool, error) {
 	n := int(rec.NumRows())
 	// The record's keys, sorted and distinct; rowsOf[i]: rec rows of key i.
 	type keyRow struct {
@@ -79,14 +103,19 @@ func (s *Store) fillPartial(sc *TabletSchema, tab TabletID, rec arrow.Record, p 
 	defer it.Close()
 	all, err := readRowsets(it.snap, tab)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	dead, err := readBitmaps(it.snap, tab, math.MaxInt64)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := it.planRowsets(visibleRowsets(all, math.MaxInt64), nil, nil, dead); err != nil {
-		return nil, err
+	vis := visibleRowsets(all, math.MaxInt64)
+	base := make(map[rowsetID]bool, len(vis))
+	for _, m := range vis {
+		base[m.ID] = true
+	}
+	if err := it.planRowsets(vis, nil, nil, dead); err != nil {
+		return nil, nil, err
 	}
 	read := slices.Clone(p.Fill)
 	if p.Sign >= 0 {
@@ -109,7 +138,7 @@ func (s *Store) fillPartial(sc *TabletSchema, tab TabletID, rec arrow.Record, p 
 	for _, seg := range it.segs {
 		ix, c, err := readPKIndex(g, tab, seg.rs, seg.seg)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		var hits []ref // (key index, segment row)
 		ix.lookup(keys, func(ki int, row uint32) {
@@ -123,7 +152,7 @@ func (s *Store) fillPartial(sc *TabletSchema, tab TabletID, rec arrow.Record, p 
 		}
 		arrs, err := it.readColumns(seg, read)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		part := len(parts)
 		parts = append(parts, arrs)
@@ -146,7 +175,7 @@ func (s *Store) fillPartial(sc *TabletSchema, tab TabletID, rec arrow.Record, p 
 		cols[c].Retain()
 	}
 	if len(parts) == 1 {
-		return array.NewRecord(rec.Schema(), cols, int64(n)), nil
+		return array.NewRecord(rec.Schema(), cols, int64(n)), base, nil
 	}
 	for fi, c := range p.Fill {
 		pieces := []arrow.Array{rec.Column(c)}
@@ -158,7 +187,7 @@ func (s *Store) fillPartial(sc *TabletSchema, tab TabletID, rec arrow.Record, p 
 		whole, err := array.Concatenate(pieces, memory.DefaultAllocator)
 		if err != nil {
 			releaseAll(cols)
-			return nil, err
+			return nil, nil, err
 		}
 		idx := make([]int32, n)
 		for i, r := range src {
@@ -170,7 +199,7 @@ func (s *Store) fillPartial(sc *TabletSchema, tab TabletID, rec arrow.Record, p 
 	}
 	out := array.NewRecord(rec.Schema(), cols, int64(n))
 	releaseAll(cols)
-	return out, nil
+	return out, base, nil
 }
 
 // lookup calls fn(i, row) for every entry of ix whose key is keys[i]

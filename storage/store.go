@@ -262,6 +262,12 @@ func (s *Store) recover() error {
 		w.segs, w.rows, w.bytes, w.prepped, w.markerSynced = m.Segs, m.Rows, m.Bytes, true, true
 		w.cols = m.Cols // nil: written before column ids, in the original layout
 		w.del = m.Delete
+		if m.Partial != nil {
+			w.partial, w.base = m.Partial, map[rowsetID]bool{}
+			for _, id := range m.Base {
+				w.base[id] = true
+			}
+		}
 		if s.pending[txn] == nil {
 			s.pending[txn] = map[TabletID]*rowsetWriter{}
 		}
@@ -443,6 +449,12 @@ func (s *Store) Schema(id TabletID) (*TabletSchema, error) {
 // rowset of (txn, tablet). Nothing is synced; rows are buffered until a full
 // segment accumulates or Prepare/Publish flushes them.
 func (s *Store) Write(txn TxnID, tab TabletID, rec arrow.Record) error {
+	return s.write(txn, tab, rec, nil)
+}
+
+// write is Write; note, if set, runs under the writer's lock before rec
+// is added (a partial update records what it filled from).
+func (s *Store) write(txn TxnID, tab TabletID, rec arrow.Record, note func(*rowsetWriter)) error {
 	s.mu.Lock()
 	t := s.tablets[tab]
 	if t == nil {
@@ -466,6 +478,9 @@ func (s *Store) Write(txn TxnID, tab TabletID, rec arrow.Record) error {
 	}
 	if w.del != nil {
 		return sqlerr.Assertf("storage: transaction %d both deletes from and loads tablet %d", txn, tab)
+	}
+	if note != nil {
+		note(w)
 	}
 	return w.add(rec)
 }
@@ -609,6 +624,9 @@ func (s *Store) Publish(txn TxnID, versions map[TabletID]Version) error {
 		sc, _ := s.Schema(id) // before w.mu: DropTablet locks mu, then w.mu
 		w.mu.Lock()
 		err := w.flush()
+		if err == nil && !w.done && w.partial != nil && w.segs > 0 && sc != nil {
+			err = s.refillPartial(w, v)
+		}
 		if err == nil && !w.done {
 			m := rowsetMeta{ID: w.id, Start: v, End: v, Txn: txn, Segs: w.segs, Rows: w.rows, Bytes: w.bytes, Cols: w.cols}
 			if w.del != nil {

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -51,6 +52,17 @@ type rowsetWriter struct {
 	// del is the condition of a delete transaction's rowset (delete.go),
 	// which has no rows.
 	del []byte
+	// partial marks a partial column update's rowset (partial.go): its
+	// Fill columns were taken from the rows of the rowsets in base, so
+	// Publish fills again the keys a rowset published since holds
+	// (partial_publish.go). placeholder holds, per Fill column, the one
+	// value a key absent then gets (nil after a restart: the default).
+	partial     *PartialUpdate
+	base        map[rowsetID]bool
+	placeholder []arrow.Array
+	// publishing: Publish is appending rows to the prepared rowset, which
+	// stays prepared (its marker must not say otherwise to a crash).
+	publishing bool
 }
 
 func newRowsetWriter(s *Store, tab *tablet, sc *TabletSchema, id rowsetID, marker []byte) *rowsetWriter {
@@ -58,7 +70,14 @@ func newRowsetWriter(s *Store, tab *tablet, sc *TabletSchema, id rowsetID, marke
 }
 
 func (w *rowsetWriter) pendingMeta() pendingMeta {
-	return pendingMeta{ID: w.id, Segs: w.segs, Rows: w.rows, Bytes: w.bytes, Prepared: w.prepped, Delete: w.del, Cols: w.cols}
+	m := pendingMeta{ID: w.id, Segs: w.segs, Rows: w.rows, Bytes: w.bytes, Prepared: w.prepped, Delete: w.del, Cols: w.cols, Partial: w.partial}
+	if w.partial != nil {
+		for id := range w.base {
+			m.Base = append(m.Base, id)
+		}
+		slices.Sort(m.Base)
+	}
+	return m
 }
 
 // add buffers rec (retained) and writes every full segment. Caller holds w.mu.
@@ -69,7 +88,9 @@ func (w *rowsetWriter) add(rec arrow.Record) error {
 	rec.Retain()
 	w.buf = append(w.buf, rec)
 	w.bufRows += int(rec.NumRows())
-	w.prepped = false
+	if !w.publishing {
+		w.prepped = false
+	}
 	for w.bufRows >= segmentRows {
 		if err := w.writeSegment(segmentRows); err != nil {
 			return err
@@ -248,6 +269,10 @@ func (w *rowsetWriter) release() {
 		r.Release()
 	}
 	w.buf, w.bufRows, w.bufOff = nil, 0, 0
+	for _, a := range w.placeholder {
+		a.Release()
+	}
+	w.placeholder = nil
 	w.dropSegFile()
 	w.done = true
 }

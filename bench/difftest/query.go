@@ -43,7 +43,9 @@ var sessionVars = map[string][2]string{
 	"shuffle":     {"SET prefer_join_method = 'shuffle'", "SET prefer_join_method = 'broadcast'"},
 	"no_local":    {"SET enable_local_shuffle = false", "SET enable_local_shuffle = true"},
 	// Adaptive joins off, and a row limit that plans more joins as shuffles
-	// and settles them both ways at run time (build sides over and under it).
+	// and settles them both ways at run time (build sides over and under it);
+	// under it a broadcast of a guessed build side (estimated under 40 rows,
+	// bounded over) is planned adaptive and settles both ways too.
 	"no_adaptive": {"SET enable_adaptive_join = false", "SET enable_adaptive_join = true"},
 	"row_limit":   {"SET broadcast_row_count_limit = 40", "SET broadcast_row_count_limit = 30000000"},
 }

@@ -3,6 +3,7 @@
 //
 //	dorisgo [standalone] [--data-dir DIR] [--mysql-port 9030] [--http-port 8030] [--backends 3] [--host 127.0.0.1] [--metrics-require-login] [--audit-log FILE] [--log-file FILE]
 //	dorisgo fe [--data-dir DIR] [--mysql-port 9030] [--http-port 8030] [--host H] [--metrics-require-login] [--audit-log FILE]
+//	dorisgo fe [...] --edit-log-port 9010 [--helper host:9010]   (a replicated frontend)
 //	dorisgo be [--data-dir DIR] [--be-port 9060] [--http-port 8040] [--host H] [--pprof] [--cluster-token T | --cluster-token-file F]
 //
 // Backends (standalone, be) also take --column-cache-mb (decoded columns,
@@ -60,6 +61,8 @@ func run(args []string) error {
 	auditLog := fs.String("audit-log", "", "fe, standalone: audit log, one line per statement, rotated at 100 MB (default <data-dir>/log/fe.audit.log; - for none)")
 	clusterToken := fs.String("cluster-token", "", "be: serve only callers presenting this cluster token (the FE's <data-dir>/cluster_token); default: the token kept in --data-dir, else the first caller's (the FE adding this backend)")
 	clusterTokenFile := fs.String("cluster-token-file", "", "be: read --cluster-token from this file")
+	editLogPort := fs.Int("edit-log-port", 0, "fe: replicate the catalog with the other frontends through a Raft journal on this port (Doris's edit_log_port; 0 = a frontend of its own)")
+	helper := fs.String("helper", "", "fe: join the cluster of this existing frontend (host:edit_log_port), once its master ran ALTER SYSTEM ADD FOLLOWER|OBSERVER for this one")
 	bePprof := fs.Bool("pprof", false, "be: serve /debug/pprof on --http-port (a backend has no users to check; the FE's needs ADMIN_PRIV)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -89,13 +92,23 @@ func run(args []string) error {
 		if mode == "fe" {
 			n = 0
 		}
+		if mode == "standalone" && (flagSet(fs, "edit-log-port") || flagSet(fs, "helper")) {
+			return fmt.Errorf("--edit-log-port and --helper are for `dorisgo fe`: a replicated cluster's backends run as `dorisgo be`")
+		}
+		if *helper != "" && *editLogPort <= 0 {
+			return fmt.Errorf("--helper needs --edit-log-port (this frontend's own journal port)")
+		}
 		beBase := *bePort
 		if mode == "standalone" && !flagSet(fs, "be-port") {
 			beBase = 0 // embedded backends take any free port unless asked
 		}
 		srv, err := server.Start(server.Config{DataDir: *dataDir, Host: *host, MySQLPort: *mysqlPort, HTTPPort: *httpPort,
 			Backends: n, BEPort: beBase, MetricsRequireLogin: *metricsLogin, Log: log, AuditLog: *auditLog,
-			AutoAnalyzeInterval: time.Duration(*autoAnalyze) * time.Minute})
+			AutoAnalyzeInterval: time.Duration(*autoAnalyze) * time.Minute, EditLogPort: *editLogPort, Helper: *helper,
+			// A master that lost its role cannot hand its duties back
+			// cleanly (Doris's FE exits): this one starts over in place,
+			// and rejoins as a follower.
+			OnDemote: func() { restartSelf(log) }})
 		if err != nil {
 			return err
 		}
@@ -204,4 +217,17 @@ func totalMemory() int64 {
 		}
 	}
 	return 0
+}
+
+// restartSelf replaces this process with a fresh run of the same command
+// (same pid, ports and data dir): what a crash and a supervisor's restart
+// would do, without the supervisor. It exits if it cannot.
+func restartSelf(log *slog.Logger) {
+	exe, err := os.Executable()
+	if err == nil {
+		log.Warn("restarting this frontend as a follower", "exe", exe)
+		err = syscall.Exec(exe, os.Args, os.Environ())
+	}
+	log.Error("cannot restart this frontend; exiting", "err", err)
+	os.Exit(3)
 }

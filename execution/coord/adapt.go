@@ -125,7 +125,11 @@ func (q *query) settleAdaptive() {
 // the hash table anyway.
 func (q *query) settle(aj *adaptJoin) {
 	defer q.recoverQuery("settling an adaptive join")
-	out := AdaptOutcome{Join: aj.node.ID, Planned: fragment.AdaptPartitioned, Ran: fragment.AdaptBroadcast,
+	planned := aj.spec.Planned
+	if planned == fragment.AdaptUndecided {
+		planned = fragment.AdaptPartitioned
+	}
+	out := AdaptOutcome{Join: aj.node.ID, Planned: planned, Ran: fragment.AdaptBroadcast,
 		MaxRows: aj.spec.MaxRows, MaxBytes: aj.spec.MaxBytes, Nodes: len(aj.join.instances),
 		Build: aj.build.f.ID, Probe: aj.probe.f.ID, Fragment: aj.join.f.ID}
 	builds, ok := q.adaptReports(aj.build, aj.spec.Build)

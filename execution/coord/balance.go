@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"math"
 	"slices"
 	"sort"
 
@@ -9,65 +10,63 @@ import (
 )
 
 // Balance, in the tablet scheduler's round once no repair waits (repairs
-// come first): Doris's BeLoadRebalancer moves replicas of ordinary
-// tablets from the most loaded backend to the least loaded one until the
-// replica counts differ by at most balanceTolerance, choosing the tablets
-// that even the backends' data sizes too, and then evens data sizes
-// beyond diskTolerance (pickDiskMove); its
+// come first), all the time as in Doris: its BeLoadRebalancer moves
+// replicas of ordinary tablets from the most loaded backend to the least
+// loaded one until the replica counts differ by at most countTolerance
+// (balance_load_score_threshold of the average, at least one replica),
+// choosing the tablets that even the backends' data sizes too, and then
+// evens data sizes beyond diskTolerance (pickDiskMove); its
 // ColocateTableCheckerAndBalancer evens each colocate group's bucket
 // sequence, one bucket at a time: the bucket's backend is replaced in the
 // sequence (catalog.MoveBucket), the group is unstable while plan's
 // mismatch repair moves the members' tablets, and stable after. Only
 // healthy replicas at the visible version move, never onto a backend
 // that holds the tablet, at most maxBalanceMoves at once (and within the
-// per-backend clone limit).
+// per-backend clone limit), so queries and loads keep running.
 //
-// Unlike Doris, which balances all the time, balance is armed when a
-// backend joins a cluster holding replicas (ALTER SYSTEM ADD BACKEND), when
-// a backend returns whose replicas were re-created elsewhere meanwhile
-// (its tablet report dropped them, report.go) or when disable_balance is
-// set to false, and disarms once balanced: a table's round-robin placement
-// (every table starts at the first backend, so counts drift apart over
-// tables) is not churned in a cluster nobody grew.
+// New tablets go to the least loaded backends (catalog/placement.go), so
+// a cluster grown by CREATE TABLE and ADD PARTITION alone stays within the
+// tolerance and nothing moves; what balance evens out is a backend that
+// joined or returned empty (its replicas re-created elsewhere meanwhile),
+// tables created while a backend was dead or decommissioned, drops, and
+// data that grew unevenly. disable_balance stops it.
 
-const (
-	balanceTolerance = 1
-	maxBalanceMoves  = 2
-)
+const maxBalanceMoves = 2
 
-// noteBackends records the backends there are when the scheduler starts:
-// only those joining later arm the balancer.
-func (s *tabletSched) noteBackends() {
-	s.seen = map[catalog.BackendID]bool{}
-	for _, b := range s.c.cat.Backends() {
-		s.seen[b.ID] = true
-	}
+// DefaultBalanceThreshold is Doris's balance_load_score_threshold.
+const DefaultBalanceThreshold = 0.1
+
+// SetBalanceThreshold is the balance_load_score_threshold config: how far
+// (a fraction of the average) a backend's replica count may be from the
+// others' before balance moves one.
+func (c *Coordinator) SetBalanceThreshold(f float64) { c.sched.threshold.Store(math.Float64bits(f)) }
+
+// BalanceThreshold reports balance_load_score_threshold.
+func (c *Coordinator) BalanceThreshold() float64 {
+	return math.Float64frombits(c.sched.threshold.Load())
 }
 
-// SetBalanceDisabled is the disable_balance config; enabling it arms
-// the balancer.
-func (c *Coordinator) SetBalanceDisabled(off bool) {
-	c.sched.noBalance.Store(off)
-	if !off {
-		c.sched.armed.Store(true)
+// countTolerance is how far replica counts may differ before balance
+// moves one: balance_load_score_threshold of the average count over
+// targets, at least one replica.
+func (s *tabletSched) countTolerance(targets []catalog.BackendID, counts map[catalog.BackendID]int) int {
+	total := 0
+	for _, be := range targets {
+		total += counts[be]
 	}
+	f := math.Float64frombits(s.threshold.Load())
+	return max(1, int(float64(total)/float64(len(targets))*f))
 }
+
+// SetBalanceDisabled is the disable_balance config.
+func (c *Coordinator) SetBalanceDisabled(off bool) { c.sched.noBalance.Store(off) }
 
 // BalanceDisabled reports disable_balance.
 func (c *Coordinator) BalanceDisabled() bool { return c.sched.noBalance.Load() }
 
 // balance starts the moves that even the cluster out, if any.
 func (s *tabletSched) balance(bes []*catalog.Backend) {
-	for _, b := range bes {
-		if !s.seen[b.ID] {
-			s.seen[b.ID] = true
-			// A backend joining a cluster with data (not one being set up).
-			if len(s.roundCounts()) > 0 {
-				s.armed.Store(true)
-			}
-		}
-	}
-	if s.noBalance.Load() || !s.armed.Load() {
+	if s.noBalance.Load() {
 		return
 	}
 	var targets []catalog.BackendID
@@ -86,9 +85,7 @@ func (s *tabletSched) balance(bes []*catalog.Backend) {
 	if inFlight == 0 && s.balanceGroups(targets) {
 		return
 	}
-	if !s.balanceReplicas(targets) && inFlight == 0 {
-		s.armed.Store(false) // balanced
-	}
+	s.balanceReplicas(targets)
 }
 
 // balanceGroups moves one bucket of a colocate group whose sequence is
@@ -147,21 +144,7 @@ type movable struct {
 	table   catalog.TableID
 	tablet  storage.TabletID
 	holders []catalog.BackendID
-	bytes   int64 // tabletBytes
-}
-
-// tabletBytes estimates a tablet's data size from its partition's
-// committed bytes, shared by row count (the catalog's statistics: no call
-// to a backend, and a move counts at once, so balance does not overshoot
-// while a heartbeat's disk figures lag behind).
-func tabletBytes(p *catalog.Partition, tb *catalog.Tablet) int64 {
-	switch {
-	case p.RowCount > 0:
-		return p.DataSize * tb.RowCount / p.RowCount
-	case len(p.Tablets) > 0:
-		return p.DataSize / int64(len(p.Tablets))
-	}
-	return 0
+	bytes   int64 // catalog.Partition.TabletBytes
 }
 
 // diskMinGap is the least data-size difference between two backends that
@@ -183,7 +166,7 @@ func (s *tabletSched) balanceReplicas(targets []catalog.BackendID) bool {
 	for be, n := range s.c.replicaCounts() {
 		counts[be] = n
 	}
-	bytes := map[catalog.BackendID]int64{} // data per backend (tabletBytes)
+	bytes := map[catalog.BackendID]int64{} // data per backend (TabletBytes)
 	s.mu.Lock()
 	moving := make(map[storage.TabletID]repairJob, len(s.balancing))
 	for id, j := range s.balancing {
@@ -200,7 +183,7 @@ func (s *tabletSched) balanceReplicas(targets []catalog.BackendID) bool {
 			for _, p := range t.Partitions {
 				for _, tb := range p.Tablets {
 					for _, r := range tb.Replicas {
-						bytes[r.BackendID] += tabletBytes(p, tb)
+						bytes[r.BackendID] += p.TabletBytes(tb)
 					}
 				}
 			}
@@ -211,7 +194,7 @@ func (s *tabletSched) balanceReplicas(targets []catalog.BackendID) bool {
 				continue
 			}
 			for _, tb := range p.Tablets {
-				size := tabletBytes(p, tb)
+				size := p.TabletBytes(tb)
 				for _, r := range tb.Replicas {
 					bytes[r.BackendID] += size
 				}
@@ -239,9 +222,10 @@ func (s *tabletSched) balanceReplicas(targets []catalog.BackendID) bool {
 		size[m.tablet] = m.bytes
 	}
 	for started := len(moving); started < maxBalanceMoves; {
-		js := pickMove(targets, counts, bytes, cands, moving)
+		tol := s.countTolerance(targets, counts)
+		js := pickMove(targets, counts, bytes, cands, moving, tol)
 		if js == nil {
-			js = pickDiskMove(targets, counts, bytes, cands, moving)
+			js = pickDiskMove(targets, counts, bytes, cands, moving, tol)
 		}
 		if js == nil || started+len(js) > maxBalanceMoves && started > 0 {
 			return started > 0
@@ -274,13 +258,13 @@ func hasReplica(tb *catalog.Tablet, be catalog.BackendID) bool {
 // the most loaded first, onto the least loaded that lacks the tablet; of
 // the tablets it could move, the one that best evens the two backends'
 // data sizes.
-func pickMove(targets []catalog.BackendID, counts map[catalog.BackendID]int, bytes map[catalog.BackendID]int64, cands []movable, moving map[storage.TabletID]repairJob) []repairJob {
+func pickMove(targets []catalog.BackendID, counts map[catalog.BackendID]int, bytes map[catalog.BackendID]int64, cands []movable, moving map[storage.TabletID]repairJob, tol int) []repairJob {
 	order := slices.Clone(targets)
 	sort.SliceStable(order, func(i, j int) bool { return counts[order[i]] > counts[order[j]] })
 	for hi := 0; hi < len(order); hi++ {
 		for lo := len(order) - 1; lo > hi; lo-- {
 			from, to := order[hi], order[lo]
-			if counts[from]-counts[to] <= balanceTolerance {
+			if counts[from]-counts[to] <= tol {
 				continue
 			}
 			best, bestGap := -1, int64(0)
@@ -305,10 +289,13 @@ func pickMove(targets []catalog.BackendID, counts map[catalog.BackendID]int, byt
 // pickDiskMove evens data sizes once replica counts are even: between the
 // backends with the most and the least data, if they differ beyond
 // diskTolerance, a tablet moves from the one to the other when that keeps
-// the counts within balanceTolerance, else a large tablet and a small one
-// trade places. Only moves that leave a smaller difference are taken, so
-// a tablet larger than the difference stays where it is.
-func pickDiskMove(targets []catalog.BackendID, counts map[catalog.BackendID]int, bytes map[catalog.BackendID]int64, cands []movable, moving map[storage.TabletID]repairJob) []repairJob {
+// the counts within countTolerance, else a large tablet and a small one
+// trade places. Only moves that shrink the difference by more than
+// diskTolerance are taken: a tablet larger than the difference stays
+// where it is, and a big tablet does not trade places with a small one
+// for a small gain (a fresh cluster's one-bucket table would otherwise
+// move).
+func pickDiskMove(targets []catalog.BackendID, counts map[catalog.BackendID]int, bytes map[catalog.BackendID]int64, cands []movable, moving map[storage.TabletID]repairJob, tol int) []repairJob {
 	order := slices.Clone(targets)
 	sort.SliceStable(order, func(i, j int) bool { return bytes[order[i]] > bytes[order[j]] })
 	from, to := order[0], order[len(order)-1]
@@ -338,8 +325,8 @@ func pickDiskMove(targets []catalog.BackendID, counts map[catalog.BackendID]int,
 		return repairJob{table: m.table, tablet: m.tablet, from: from, to: to, drop: from}
 	}
 	var best []repairJob
-	bestGap := gap
-	if counts[to]+1-(counts[from]-1) <= balanceTolerance {
+	bestGap := gap - diskTolerance(bytes[from])
+	if counts[to]+1-(counts[from]-1) <= tol {
 		for _, m := range on {
 			if d := abs(gap - 2*m.bytes); m.bytes > 0 && d < bestGap {
 				best, bestGap = []repairJob{job(m, from, to)}, d
@@ -384,7 +371,10 @@ type BalanceStats struct {
 	Running  int                       // balance moves in flight
 	Pending  int                       // tablets that need a repair not yet started
 	Replicas map[catalog.BackendID]int // replicas per backend
-	Disabled bool
+	// Tolerance is how far a backend's replicas may be from another's
+	// before balance moves one (countTolerance over the usable backends).
+	Tolerance int
+	Disabled  bool
 }
 
 // BalanceStatus reports the balancer's state.
@@ -393,6 +383,14 @@ func (c *Coordinator) BalanceStatus() BalanceStats {
 	st := BalanceStats{Running: len(c.sched.balancing), Pending: c.sched.pending, Disabled: c.sched.noBalance.Load()}
 	c.sched.mu.Unlock()
 	st.Replicas = c.replicaCounts()
+	var usable []catalog.BackendID
+	for _, b := range c.alive() {
+		usable = append(usable, b.ID)
+	}
+	st.Tolerance = 1
+	if len(usable) > 0 {
+		st.Tolerance = c.sched.countTolerance(usable, st.Replicas)
+	}
 	return st
 }
 

@@ -24,7 +24,7 @@ func TestPickDiskMove(t *testing.T) {
 	cands := []movable{tab(1, 20*mb, a), tab(2, 20*mb, a), tab(3, 4*mb, c), tab(4, 10*mb, b), tab(5, 10*mb, b)}
 	counts := map[catalog.BackendID]int{a: 2, b: 2, c: 1}
 	bytes := map[catalog.BackendID]int64{a: 40 * mb, b: 20 * mb, c: 4 * mb}
-	js := pickDiskMove(targets, counts, bytes, cands, none)
+	js := pickDiskMove(targets, counts, bytes, cands, none, 1)
 	if len(js) != 1 || js[0].from != a || js[0].to != c || (js[0].tablet != 1 && js[0].tablet != 2) {
 		t.Errorf("one move a → c: got %+v", js)
 	}
@@ -33,7 +33,7 @@ func TestPickDiskMove(t *testing.T) {
 	cands = []movable{tab(1, 30*mb, a), tab(2, 10*mb, a), tab(3, 2*mb, c), tab(4, 3*mb, c), tab(5, 10*mb, b), tab(6, 10*mb, b)}
 	counts = map[catalog.BackendID]int{a: 2, b: 2, c: 2}
 	bytes = map[catalog.BackendID]int64{a: 40 * mb, b: 20 * mb, c: 5 * mb}
-	js = pickDiskMove(targets, counts, bytes, cands, none)
+	js = pickDiskMove(targets, counts, bytes, cands, none, 1)
 	if len(js) != 2 || js[0].from != a || js[0].to != c || js[1].from != c || js[1].to != a {
 		t.Fatalf("a swap between a and c: got %+v", js)
 	}
@@ -50,12 +50,12 @@ func TestPickDiskMove(t *testing.T) {
 	cands = []movable{tab(1, 30*mb, a), tab(2, 28*mb, c), tab(3, 29*mb, b)}
 	counts = map[catalog.BackendID]int{a: 1, b: 1, c: 1}
 	bytes = map[catalog.BackendID]int64{a: 30 * mb, b: 29 * mb, c: 28 * mb}
-	if js := pickDiskMove(targets, counts, bytes, cands, none); js != nil {
+	if js := pickDiskMove(targets, counts, bytes, cands, none, 1); js != nil {
 		t.Errorf("within the tolerance: got %+v", js)
 	}
 	cands = []movable{tab(1, 60*mb, a), tab(2, 1*mb, c), tab(3, 2*mb, b)}
 	bytes = map[catalog.BackendID]int64{a: 60 * mb, b: 2 * mb, c: 1 * mb}
-	if js := pickDiskMove(targets, counts, bytes, cands, none); js != nil {
+	if js := pickDiskMove(targets, counts, bytes, cands, none, 1); js != nil {
 		t.Errorf("only a tablet larger than the difference could move: got %+v", js)
 	}
 }

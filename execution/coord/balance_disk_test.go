@@ -10,18 +10,22 @@ import (
 	"github.com/dorisgo/dorisgo/sql/types"
 )
 
-// Balance evens data sizes as well as replica counts: two large 1-bucket
-// tables land on the first backend next to small ones (round-robin
-// placement starts every table there). Armed (disable_balance set to
-// false), the balancer moves a large tablet, not a small one, to even the
+// Balance evens data sizes as well as replica counts. Least-loaded
+// placement puts two large 1-bucket tables on the first backend (each
+// time all counts are equal, and no data is loaded yet); dropping a
+// filler table then leaves that backend two replicas above the lightest.
+// The balancer moves a large tablet, not a small one, to even the
 // counts, then stops: the large tablets sit on different backends, the
 // counts differ by at most one, no move follows, and the rows are intact.
 func TestBalanceEvensDataSize(t *testing.T) {
 	c := newCluster(t, 3)
 	ctx := context.Background()
-	small := c.table("a", types.BigIntT, "k", 3, 1, "")
-	h1 := c.table("h1", types.BigIntT, "k", 1, 1, "")
-	h2 := c.table("h2", types.BigIntT, "k", 1, 1, "")
+	c.co.SetBalanceDisabled(true)                        // until the layout is set up
+	small := c.table("a", types.BigIntT, "k", 3, 1, "")  // 10000, 10001, 10002
+	h1 := c.table("h1", types.BigIntT, "k", 1, 1, "")    // 10000
+	filler := c.table("f", types.BigIntT, "k", 2, 1, "") // 10001, 10002
+	h2 := c.table("h2", types.BigIntT, "k", 1, 1, "")    // 10000
+	c.table("g", types.BigIntT, "k", 1, 1, "")           // 10001
 	rows := func(n int) ([]int64, []any) {
 		ks, xs := make([]int64, n), make([]any, n)
 		for i := range ks {
@@ -34,6 +38,10 @@ func TestBalanceEvensDataSize(t *testing.T) {
 	ks, xs = rows(60_000)
 	c.load(h1, ks, xs)
 	c.load(h2, ks, xs)
+	if _, err := c.cat.DropTable("db", filler.Name, false); err != nil {
+		t.Fatal(err)
+	}
+	c.co.DropTablets(ctx, filler) // counts 3, 2, 1
 	on := func(tb *catalog.Table) catalog.BackendID {
 		cur, _ := c.cat.TableByID(tb.ID)
 		r := cur.Partitions[0].Tablets[0].Replicas

@@ -91,6 +91,8 @@ type Coordinator struct {
 	base       context.Context
 	cancelBase context.CancelFunc
 	started    bool
+	// master: this frontend runs the master's duties (Start, Promote).
+	master atomic.Bool
 }
 
 // goTracked runs f in a goroutine Close waits for; once Close began it
@@ -127,12 +129,37 @@ func New(cat *catalog.Catalog, log *slog.Logger) *Coordinator {
 // backends are alive before serving), recovers unfinished transactions, and
 // then heartbeats in the background.
 func (c *Coordinator) Start(ctx context.Context) error {
+	c.master.Store(true)
 	c.Heartbeat(ctx)
 	if err := c.Recover(ctx); err != nil {
 		return err
 	}
 	c.started = true
 	go c.loop()
+	c.goTracked(c.sched.run)
+	return nil
+}
+
+// StartFollower starts a coordinator on a frontend that is not the master:
+// it heartbeats the backends (so its queries route to live ones) but
+// leaves transactions, tablet reports, schema catch-up and repairs to the
+// master. Promote makes it the master's.
+func (c *Coordinator) StartFollower(ctx context.Context) {
+	c.Heartbeat(ctx)
+	c.started = true
+	go c.loop()
+}
+
+// Promote takes over the master's duties on a frontend that became master:
+// it finishes what the previous master left (Recover) and starts the
+// tablet scheduler.
+func (c *Coordinator) Promote(ctx context.Context) error {
+	if c.master.Swap(true) {
+		return nil
+	}
+	if err := c.Recover(ctx); err != nil {
+		return err
+	}
 	c.goTracked(c.sched.run)
 	return nil
 }
@@ -176,8 +203,10 @@ func (c *Coordinator) loop() {
 			ctx, cancel := context.WithTimeout(context.Background(), starvedGrace+2*heartbeatTimeout+time.Second)
 			c.Heartbeat(ctx)
 			cancel()
-			c.republish()
-			c.abortStalePrecommitted()
+			if c.master.Load() {
+				c.republish()
+				c.abortStalePrecommitted()
+			}
 		}
 	}
 }
@@ -220,6 +249,9 @@ func (c *Coordinator) Heartbeat(ctx context.Context) {
 			c.cat.SetBackendState(b.ID, true, "", time.Now())
 			c.cat.SetBackendDisk(b.ID, resp.DataUsed, resp.DiskTotal, resp.DiskAvail)
 			restarted := c.noteStart(b, resp.StartTime)
+			if !c.master.Load() {
+				return // reports and schema catch-up are the master's
+			}
 			c.maybeReport(b.ID, !b.Alive || restarted)
 			if !b.Alive || c.alter.isDirty(b.ID) {
 				c.syncSchemas(ctx, b.ID) // it may have missed an ALTER TABLE

@@ -44,9 +44,12 @@ func (c *Coordinator) Load(ctx context.Context, db string, t *catalog.Table, lab
 
 // LoadPlan runs an INSERT … SELECT as one load transaction into table t:
 // the plan's table sink instances write every replica from the backends
-// (rows never pass through the FE), then the FE commits as Load does.
+// (rows never pass through the FE), then the FE commits as Load does. An
+// attempt that lost a backend before its commit runs again (loadretry.go).
 func (c *Coordinator) LoadPlan(ctx context.Context, db string, t *catalog.Table, label string, sp *SinkPlan) (*LoadResult, error) {
-	return c.load(ctx, db, t, label, func(l *loader) (*prepared, error) { return l.writePlan(sp) })
+	return c.loadPlanRetrying(ctx, sp, func(sp *SinkPlan) (*LoadResult, error) {
+		return c.load(ctx, db, t, label, func(l *loader) (*prepared, error) { return l.writePlan(sp) })
+	})
 }
 
 func (c *Coordinator) load(ctx context.Context, db string, t *catalog.Table, label string, write func(*loader) (*prepared, error)) (*LoadResult, error) {

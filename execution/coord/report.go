@@ -112,15 +112,9 @@ func (c *Coordinator) reportTablets(ctx context.Context, be catalog.BackendID) e
 	if err := cl.Do(dctx, rpc.ActDropTablet, rpc.DropTabletReq{Tablets: stale}, nil); err != nil {
 		return c.backendErr(be, err)
 	}
+	// Replicas of it re-created elsewhere while it was away leave it
+	// lighter than the others: balance evens that out (balance.go).
 	c.log.Info("tablet report: dropped stale tablets", "backend", be, "tablets", len(stale))
-	// Replicas of it were re-created elsewhere while it was away: it comes
-	// back lighter than the others, which balance evens out (balance.go).
-	for _, id := range stale {
-		if _, ok := c.cat.FindTablet(id); ok {
-			c.sched.armed.Store(true)
-			break
-		}
-	}
 	c.mu.Lock()
 	for _, id := range stale {
 		delete(c.report.orphans[be], id)

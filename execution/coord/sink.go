@@ -161,7 +161,7 @@ func (c *Coordinator) runSink(ctx context.Context, sp *SinkPlan, l *loader, targ
 		sp.Profile(r.Profile())
 	}
 	if err != nil {
-		return nil, err
+		return nil, c.lostOf(q.backends, err)
 	}
 	n := 0
 	for _, r := range reports {

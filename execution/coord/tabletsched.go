@@ -2,6 +2,7 @@ package coord
 
 import (
 	"maps"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -60,10 +61,10 @@ type tabletSched struct {
 	inconsistent map[storage.TabletID]bool
 	// balance.go: disable_balance, the balance moves in flight, and the
 	// repairs the last round found but could not start yet.
-	noBalance, armed atomic.Bool
-	balancing        map[storage.TabletID]repairJob
-	pending          int
-	seen             map[catalog.BackendID]bool // backends known (only the run goroutine)
+	noBalance atomic.Bool
+	threshold atomic.Uint64 // balance_load_score_threshold, float64 bits
+	balancing map[storage.TabletID]repairJob
+	pending   int
 }
 
 func newTabletSched(c *Coordinator) *tabletSched {
@@ -71,6 +72,7 @@ func newTabletSched(c *Coordinator) *tabletSched {
 		running: map[storage.TabletID]bool{}, priority: map[catalog.TableID]bool{}, lastErr: map[storage.TabletID]string{},
 		inconsistent: map[storage.TabletID]bool{}, balancing: map[storage.TabletID]repairJob{}}
 	s.delay.Store(int64(DefaultRepairDelay))
+	s.threshold.Store(math.Float64bits(DefaultBalanceThreshold))
 	return s
 }
 
@@ -93,7 +95,6 @@ func (c *Coordinator) RepairTable(id catalog.TableID, cancel bool) {
 }
 
 func (s *tabletSched) run() {
-	s.noteBackends()
 	t := time.NewTicker(schedInterval)
 	defer t.Stop()
 	for {

@@ -84,7 +84,8 @@ func (x *ExplicitTxn) Load(ctx context.Context, t *catalog.Table, src Source) (*
 // LoadPlan runs an INSERT … SELECT as one statement of the transaction:
 // the plan's table sink instances write from the backends (LoadPlan).
 func (x *ExplicitTxn) LoadPlan(ctx context.Context, t *catalog.Table, sp *SinkPlan) (*LoadResult, error) {
-	return x.load(ctx, t, func(l *loader) (*prepared, error) { return l.writePlan(sp) })
+	res, err := x.load(ctx, t, func(l *loader) (*prepared, error) { return l.writePlan(sp) })
+	return res, unwrapLost(err) // not retried: the transaction's statement fails (loadretry.go)
 }
 
 func (x *ExplicitTxn) load(ctx context.Context, t *catalog.Table, write func(*loader) (*prepared, error)) (*LoadResult, error) {

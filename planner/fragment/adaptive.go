@@ -13,6 +13,10 @@ package fragment
 //     the probe side never crosses the network;
 //   - PARTITIONED (as planned) otherwise: both sides are hash shuffled.
 //
+// A join planned as BROADCAST from a guessed build side estimate is
+// planned in the same shape (Planned), so that a build side that turns
+// out large is shuffled before the probe side starts.
+//
 // The planner marks a join adaptive only when nothing above it in its
 // fragment relies on its output being hash partitioned on its keys, the
 // join type allows a replicated build side, and no hint or variable fixed
@@ -33,6 +37,13 @@ type AdaptiveJoin struct {
 	// OptimizeSkewedJoin; correct because the build side is the one a
 	// broadcast could replicate).
 	SkewShare float64 `json:"skew_share,omitempty"`
+	// Planned is the distribution the planner chose: PARTITIONED, or
+	// BROADCAST for a join whose build side estimate was a guess, planned
+	// in this shape so that a build side that turns out large runs
+	// PARTITIONED instead (physical.adaptBroadcast). The run decides the
+	// same way either way; Planned is what EXPLAIN and the profile show
+	// as planned.
+	Planned AdaptMode `json:"planned,omitempty"`
 }
 
 // AdaptMode is how an adaptive join's exchanges were told to run.

@@ -101,7 +101,7 @@ func (d *distPlanner) buildOp(n logical.Node) (*pnode, error) {
 			if err != nil {
 				return nil, err
 			}
-			pn.agg.having = x.Conds
+			pn.agg.having, pn.agg.havingGuess = x.Conds, true
 			pn.rows = filtered(pn.rows, len(x.Conds))
 			return pn, nil
 		}
@@ -266,6 +266,7 @@ func (d *distPlanner) buildScanOnly(s *logical.Scan, conds []expr.Expr) (*pnode,
 		}
 	}
 	so.backends = len(bes)
+	so.total = rows
 	if g, ok := d.ctx.Cat.GroupOfTable(t); ok {
 		so.group = g
 	}

@@ -343,7 +343,7 @@ func (n *pnode) explainJoin(w *explain.Writer) {
 		n.writeCard(w)
 		return
 	}
-	w.Attr("join op: %s (%s)", j.typ, distNames[j.dist])
+	w.Attr("join op: %s (%s)", j.typ, distNames[j.shown()])
 	if j.sortMerge {
 		w.Attr("join algorithm: SORT MERGE")
 	}
@@ -372,10 +372,17 @@ func (n *pnode) explainJoin(w *explain.Writer) {
 		}
 	}
 	n.writeCard(w)
-	if w.Verbose() && j.adaptive != nil {
-		w.Attr("adaptive: may run as BROADCAST if the build side has at most %d rows and %d bytes", j.adaptive.MaxRows, j.adaptive.MaxBytes)
-		if j.adaptive.SkewShare > 0 {
-			w.Attr("adaptive: else a key over %g%% of the probe side is spread over every instance", 100*j.adaptive.SkewShare)
+	if a := j.adaptive; a != nil {
+		switch {
+		case a.Planned == fragment.AdaptBroadcast:
+			// Plain EXPLAIN says it too: the exchanges below are hash
+			// shuffles, which a BROADCAST join would not have.
+			w.Attr("adaptive: the build side estimate is a guess; runs PARTITIONED if it has more than %d rows or %d bytes", a.MaxRows, a.MaxBytes)
+		case w.Verbose():
+			w.Attr("adaptive: may run as BROADCAST if the build side has at most %d rows and %d bytes", a.MaxRows, a.MaxBytes)
+		}
+		if w.Verbose() && a.SkewShare > 0 {
+			w.Attr("adaptive: else a key over %g%% of the probe side is spread over every instance", 100*a.SkewShare)
 		}
 	}
 	if w.Verbose() {
@@ -383,7 +390,7 @@ func (n *pnode) explainJoin(w *explain.Writer) {
 		for _, c := range j.cands {
 			state := "rejected, reason: " + c.reason.String()
 			switch {
-			case c.dist == j.dist:
+			case c.dist == j.shown():
 				state = "chosen"
 			case c.ok:
 				state = "possible, not taken"

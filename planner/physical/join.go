@@ -49,6 +49,21 @@ type joinOp struct {
 	// adaptive: the join may run as BROADCAST once its build side is
 	// measured (adaptive.go).
 	adaptive *fragment.AdaptiveJoin
+	// mayShuffle: BROADCAST was chosen from a guessed build side estimate
+	// that, at its bound, would not broadcast; markAdaptive may plan it
+	// adaptive (adaptBroadcast). planned is DistBroadcast once it did:
+	// what EXPLAIN shows, while dist is the PARTITIONED shape it runs in.
+	mayShuffle bool
+	planned    fragment.Distribution
+}
+
+// shown is the distribution EXPLAIN prints: the planned one of a
+// broadcast that may adapt, else the one the join runs as.
+func (j *joinOp) shown() fragment.Distribution {
+	if j.planned != fragment.DistNone {
+		return j.planned
+	}
+	return j.dist
 }
 
 // candidate is one distribution considered for an equi join (EXPLAIN VERBOSE).
@@ -398,6 +413,7 @@ func (d *distPlanner) decideJoin(n *pnode) (left, right sideReq) {
 			cheaper = bc <= pc
 		}
 		broadcast = cheaper && bcOK
+		j.mayShuffle = broadcast && d.guessedBroadcast(l, r)
 	}
 	if broadcast {
 		j.dist = fragment.DistBroadcast

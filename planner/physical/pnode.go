@@ -81,6 +81,9 @@ type scanOp struct {
 	group    *catalog.ColocateGroup
 	// distIDs are the column ids of the distribution columns (-1: not read).
 	distIDs []logical.ColumnID
+	// total is the selected tablets' rows before the scan's predicates:
+	// a bound an adaptive broadcast weighs its guessed estimate against.
+	total int64
 }
 
 // aggPhase is how an aggregation node runs.
@@ -93,6 +96,8 @@ type aggOp struct {
 	partial [][]logical.Column
 	// merge: this node merges the partial node's output.
 	merge *aggOp
+	// havingGuess: a HAVING cut the estimate by a guessed selectivity.
+	havingGuess bool
 }
 
 // exchOp is an exchange: it receives what the child's fragment sends.

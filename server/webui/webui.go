@@ -203,7 +203,8 @@ func (u *ui) statementPage(title, stmt string) viewerHandler {
 
 func (u *ui) backendsPage(w http.ResponseWriter, r *http.Request, v Viewer) {
 	t, err := v.Backends()
-	u.render(w, v, "sections", "Backends", []section{sectionOf("SHOW BACKENDS", t, err)})
+	fe, ferr := v.Run("SHOW FRONTENDS")
+	u.render(w, v, "sections", "Backends", []section{sectionOf("SHOW BACKENDS", t, err), sectionOf("SHOW FRONTENDS", fe, ferr)})
 }
 
 // loadsPage lists each visible database's loads (SHOW LOAD, with their

@@ -119,9 +119,14 @@ const (
 	DecommissionBackend
 	DropBackendForce   // ALTER SYSTEM DROPP BACKEND: even if it holds a tablet's last replica
 	CancelDecommission // CANCEL DECOMMISSION BACKEND
+	AddFollower        // ALTER SYSTEM ADD FOLLOWER "host:edit_log_port"
+	AddObserver
+	DropFollower
+	DropObserver
 )
 
-var alterSystemNames = [...]string{"ADD BACKEND", "DROP BACKEND", "DECOMMISSION BACKEND", "DROPP BACKEND", "CANCEL DECOMMISSION BACKEND"}
+var alterSystemNames = [...]string{"ADD BACKEND", "DROP BACKEND", "DECOMMISSION BACKEND", "DROPP BACKEND", "CANCEL DECOMMISSION BACKEND",
+	"ADD FOLLOWER", "ADD OBSERVER", "DROP FOLLOWER", "DROP OBSERVER"}
 
 func (o AlterSystemOp) String() string { return alterSystemNames[o] }
 
@@ -133,6 +138,9 @@ type AlterSystem struct {
 
 // ShowBackends is SHOW BACKENDS.
 type ShowBackends struct{}
+
+// ShowFrontends is SHOW FRONTENDS.
+type ShowFrontends struct{}
 
 // ShowTablets is SHOW TABLETS FROM [db.]t.
 type ShowTablets struct{ DB, Table string }
@@ -243,6 +251,7 @@ func (*CreateTable) statement()     {}
 func (*AlterTableSet) statement()   {}
 func (*AlterSystem) statement()     {}
 func (*ShowBackends) statement()    {}
+func (*ShowFrontends) statement()   {}
 func (*ShowTablets) statement()     {}
 func (*ShowPartitions) statement()  {}
 func (*ShowProc) statement()        {}

@@ -94,7 +94,21 @@ func (c *cursor) alterSystem() (Statement, error) {
 	default:
 		c.fail(op)
 	}
-	c.expect("BACKEND")
+	switch kind := c.next(); kind.upper() {
+	case "BACKEND":
+	case "FOLLOWER", "OBSERVER":
+		fe := map[string]map[AlterSystemOp]AlterSystemOp{
+			"FOLLOWER": {AddBackend: AddFollower, DropBackend: DropFollower},
+			"OBSERVER": {AddBackend: AddObserver, DropBackend: DropObserver},
+		}[kind.upper()]
+		op, ok := fe[st.Op]
+		if !ok {
+			c.fail(kind)
+		}
+		st.Op = op
+	default:
+		c.fail(kind)
+	}
 	return c.backendList(st)
 }
 

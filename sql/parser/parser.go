@@ -212,6 +212,9 @@ func parseStatement(text string) (Statement, error) {
 		case "BACKENDS":
 			c.i = 2
 			return &ShowBackends{}, c.end()
+		case "FRONTENDS":
+			c.i = 2
+			return &ShowFrontends{}, c.end()
 		case "DELETE":
 			c.i = 2
 			return c.showDelete()

@@ -96,7 +96,9 @@ func joinReport(c config, d *engine.Dorisgo) ([]report.JoinRow, error) {
 // and off: a filter on the dimension the estimator takes for 1,000× more
 // rows than it keeps (with broadcast_row_count_limit between the two, so
 // the plan is a shuffle), and a fact side where one key holds 90% of the
-// rows under a shuffle (the dimension over the row limit).
+// rows under a shuffle (the dimension over the row limit), and a fact side
+// the estimator takes for 1,000× fewer rows than it keeps, so the plan is a
+// broadcast of it.
 func estimatedWrong(c config, d *engine.Dorisgo, dimRows, nodes int64) ([]report.JoinRow, error) {
 	if err := d.Exec(`CREATE TABLE fact_skew (id BIGINT NOT NULL, dk INT NOT NULL, v BIGINT NOT NULL) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS ` +
 		fmt.Sprint(c.buckets) + ` PROPERTIES ("replication_num"="1")`); err != nil {
@@ -112,6 +114,11 @@ func estimatedWrong(c config, d *engine.Dorisgo, dimRows, nodes int64) ([]report
 			"SELECT count(*), sum(f.v + d.w) FROM fact_id f JOIN dim d ON f.dk = d.dk WHERE d.dk % 1000 = 7", "B' × nodes (B' = kept rows × 12); probe rows stay local"},
 		{"90% one key", "broadcast_row_count_limit = %d, enable_adaptive_join = %v",
 			"SELECT count(*), sum(f.v + d.w) FROM fact_skew f JOIN dim d ON f.dk = d.dk", "A + B"},
+		// Three predicates the estimator has no statistics for keep every
+		// row of g; it expects a thousandth and plans a broadcast.
+		{"estimated 1000× too small", "enable_adaptive_join = %[2]v",
+			"SELECT count(*), sum(f.v + g.v) FROM fact_dk f JOIN fact_id g ON f.id = g.id WHERE g.v >= 0 AND g.dk > 0 AND g.id > 0",
+			"A + B (the planned broadcast: B × nodes)"},
 	}
 	var out []report.JoinRow
 	fmt.Printf("\nEstimated wrong: adaptive joins on and off (broadcast_row_count_limit = %d; the filter keeps %d rows of %d)\n\n", limit, kept, dimRows)
