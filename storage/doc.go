@@ -72,7 +72,8 @@
 // in the publish batch, scans drop marked rows and stream like DUPLICATE
 // ones, and compaction writes only live rows. A partial column update
 // fills its missing columns at Write and again at Publish for the keys a
-// rowset published since holds (partial_publish.go), so replicas agree.
+// rowset published since holds, or for all its keys once a rowset it read
+// was compacted or cloned away (partial_publish.go), so replicas agree.
 //
 // DELETE ... WHERE is Doris's delete predicate (delete.go): a rowset without
 // segments carrying the condition, published like a load; scans drop the

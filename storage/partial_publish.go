@@ -25,7 +25,8 @@ import (
 // concurrent update of other columns of the key would be lost. So at
 // Publish, when every version below v is in place on a healthy replica
 // (publishes come in version order), the keys that a rowset the fill did
-// not read holds are filled again from the tablet as it is now, and the
+// not read holds (every key, once a rowset it read is gone: compacted or
+// cloned away) are filled again from the tablet as it is now, and the
 // new rows are appended to the rowset as a last segment: the rowset's own
 // marks (rowsetPKs, the later row of a key wins) retire the rows first
 // written for them. Every replica with versions 2..v-1 thus writes the
@@ -33,7 +34,8 @@ import (
 // lacks versions is lagging and its clone replaces what it published.
 
 // refillPartial fills again the rows of w (about to be published at v)
-// whose keys a rowset outside w.base holds. Caller holds commitMu and w.mu.
+// whose keys a rowset outside w.base holds, or all of them if a rowset of
+// w.base is no longer visible. Caller holds commitMu and w.mu.
 func (s *Store) refillPartial(w *rowsetWriter, v Version) error {
 	tab := w.tab.id
 	g := dbGetter{s.db}
@@ -42,12 +44,21 @@ func (s *Store) refillPartial(w *rowsetWriter, v Version) error {
 		return err
 	}
 	var newer []rowsetMeta
-	for _, m := range visibleRowsets(all, v-1) {
-		if m.Segs > 0 && !w.base[m.ID] {
+	vis := visibleRowsets(all, v-1)
+	seen := 0
+	for _, m := range vis {
+		if w.base[m.ID] {
+			seen++
+		} else if m.Segs > 0 {
 			newer = append(newer, m)
 		}
 	}
-	if len(newer) == 0 {
+	// A rowset the fill read is gone (a compaction or a clone replaced
+	// it): every key is filled again, since what replaced it need not hold
+	// a key deleted since the fill (a base compaction drops deleted rows),
+	// and the fill's values of such a key are the deleted row's.
+	gone := seen < len(w.base)
+	if len(newer) == 0 && !gone {
 		return nil
 	}
 	keys, self, err := rowsetPKs(g, tab, w.id, w.segs)
@@ -56,6 +67,13 @@ func (s *Store) refillPartial(w *rowsetWriter, v Version) error {
 	}
 	hit := make([]bool, len(keys))
 	any := false
+	if gone {
+		for i := range hit {
+			hit[i] = true
+		}
+		any = len(keys) > 0
+		newer = nil
+	}
 	for _, m := range newer {
 		for seg := 0; seg < m.Segs; seg++ {
 			ix, c, err := readPKIndex(g, tab, m.ID, seg)

@@ -190,3 +190,29 @@ func TestPartialUpdateRefillBigAfterCompaction(t *testing.T) {
 		}
 	}
 }
+
+// A key deleted (delete sign) after a partial update's fill and then
+// compacted away before its publish (a base compaction drops the deleted
+// rows, so no rowset the fill did not read holds the key any more) is
+// still a new key at publish: it gets the load's placeholder, not the
+// values its fill read from the row the delete removed. So does a replica
+// cloned, between the fill and the publish, from one that compacted so.
+func TestPartialUpdateRefillDeletedThenCompacted(t *testing.T) {
+	want := []row{pRow(1, -1, 1000, 0), pRow(2, 21, 1000, 0)}
+	s := partialStore(t, "")
+	load(t, s, 1, 1, 2, []row{pRow(1, 10, 100, 0), pRow(2, 20, 200, 0)})
+	writePartial(t, s, 3, 2, 1000, 1, 2) // a filled from version 2
+	load(t, s, 1, 2, 3, []row{pRow(1, 10, 100, 1), pRow(2, 21, 201, 0)})
+	if err := s.Compact(1, 3); err != nil {
+		t.Fatal(err)
+	}
+	publish(t, s, 3, 4)
+	equalRows(t, partialRows(t, s, 4), want)
+
+	c := partialStore(t, "")
+	load(t, c, 1, 1, 2, []row{pRow(1, 10, 100, 0), pRow(2, 20, 200, 0)})
+	writePartial(t, c, 3, 2, 1000, 1, 2)
+	cloneFrom(t, s, c, 1, 3)
+	publish(t, c, 3, 4)
+	equalRows(t, partialRows(t, c, 4), want)
+}

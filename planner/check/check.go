@@ -483,10 +483,22 @@ func (c *checker) exchange(n *fragment.Node) spread {
 }
 
 // project maps a spread through a projection: a key survives when some
-// output column computes exactly it.
+// output column computes exactly it, or when every column it reads is
+// passed through (a hash on cast(#0 AS DOUBLE) is one on cast(#j AS
+// DOUBLE) when output j is #0).
 func project(s spread, exprs []fragment.Ex) spread {
 	if s.kind != hashed {
 		return s
+	}
+	passed := map[int]int{} // input column → an output column that is it
+	for j, e := range exprs {
+		if k := canon(e.Expr); strings.HasPrefix(k, "#") {
+			if i, err := strconv.Atoi(k[1:]); err == nil {
+				if _, seen := passed[i]; !seen {
+					passed[i] = j
+				}
+			}
+		}
 	}
 	out := spread{kind: hashed}
 	for _, a := range s.alts {
@@ -495,11 +507,16 @@ func project(s spread, exprs []fragment.Ex) spread {
 		ok := true
 		for _, k := range a.keys {
 			j := slices.IndexFunc(exprs, func(e fragment.Ex) bool { return canon(e.Expr) == k })
-			if j < 0 {
+			if j >= 0 {
+				na.keys = append(na.keys, "#"+strconv.Itoa(j))
+				continue
+			}
+			mk, mok := mapCols(k, passed)
+			if !mok {
 				ok = false
 				break
 			}
-			na.keys = append(na.keys, "#"+strconv.Itoa(j))
+			na.keys = append(na.keys, mk)
 		}
 		if ok {
 			out.alts = append(out.alts, na)
@@ -808,6 +825,30 @@ func shiftAlt(a hashAlt, off int) hashAlt {
 		na.keys[i] = shiftCols(k, off)
 	}
 	return na
+}
+
+// mapCols renumbers the column references of a canonical expression by
+// m; false if it reads a column m lacks.
+func mapCols(k string, m map[int]int) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(k); i++ {
+		if k[i] != '#' {
+			b.WriteByte(k[i])
+			continue
+		}
+		j := i + 1
+		for j < len(k) && k[j] >= '0' && k[j] <= '9' {
+			j++
+		}
+		v, err := strconv.Atoi(k[i+1 : j])
+		to, ok := m[v]
+		if err != nil || !ok {
+			return "", false
+		}
+		b.WriteString("#" + strconv.Itoa(to))
+		i = j - 1
+	}
+	return b.String(), true
 }
 
 // shiftCols renumbers the column references of a canonical expression.
