@@ -39,11 +39,9 @@
 //
 // Placement (placement.go): a new non-colocate tablet (CREATE TABLE, ADD
 // PARTITION, TRUNCATE, INSERT OVERWRITE) gets its replication_num replicas
-// on distinct alive, non-decommissioned backends: those holding fewest of
-// its partition's buckets first (a partition spreads over every backend),
-// then the least loaded: fewest replicas, then least data, then lowest id;
-// bucket by bucket and partition by partition, each counting the ones
-// placed before. In a
+// on distinct alive, non-decommissioned backends, the least loaded first:
+// fewest replicas, then least data, then lowest id; bucket by bucket and
+// partition by partition, each counting the ones placed before. In a
 // fresh catalog the first table's bucket i is thus on the (i mod n)-th
 // backend by id. A colocate group fixes its sequence once (at its first
 // member, its buckets spread evenly over the backends, the extra ones on

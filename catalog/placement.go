@@ -8,9 +8,8 @@ import (
 )
 
 // placer chooses the backends of new tablets (doc.go "Placement"): each
-// bucket's replicas go to the backends holding fewest of the partition's
-// buckets, then the least loaded — fewest replicas, then least data
-// (Doris's BE load score), then lowest id — and
+// bucket's replicas go to the least loaded placement backends — fewest
+// replicas, then least data (Doris's BE load score), then lowest id — and
 // every replica placed counts at once, so a table's buckets and the
 // partitions after it spread over the backends the earlier tables left
 // light. The replica counts per backend then never differ by more than
@@ -62,14 +61,16 @@ func (c *Catalog) newPlacer(buckets, replicas int, replaced map[PartitionID]bool
 }
 
 // next is one partition's bucket → backends; the placed replicas count
-// toward the next call's loads. A partition's buckets spread over all
-// the backends first (a scan of it uses every one, as Doris's partition
-// rebalancer keeps it), the least loaded taking the extra ones.
+// toward the next call's loads. Least loaded first, not spread per
+// partition: spreading each partition over every backend leaves the
+// totals uneven after a colocate group's extra buckets (4 over 3
+// backends), and the balancer then moves a tablet the moment its table is
+// created, while the first loads are being written to it.
 func (pl *placer) next() [][]BackendID {
 	if pl.fixed != nil {
 		return pl.fixed
 	}
-	return pl.place(map[BackendID]int{})
+	return pl.place(nil)
 }
 
 // groupSeq is a new colocate group's bucket sequence: its buckets spread
