@@ -75,16 +75,27 @@ func frontends(db *sql.DB) (map[string]feView, error) {
 // while one restarts on it (its name in the cluster is its edit log port).
 func stablePort(t *testing.T) int {
 	t.Helper()
+	stableMu.Lock()
+	defer stableMu.Unlock()
 	for range 100 {
 		p := 20000 + rand.IntN(12000)
+		if stableUsed[p] {
+			continue // handed out already: never twice in one test binary
+		}
 		if ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p)); err == nil {
 			ln.Close()
+			stableUsed[p] = true
 			return p
 		}
 	}
 	t.Fatal("no free port below 32000")
 	return 0
 }
+
+var (
+	stableMu   sync.Mutex
+	stableUsed = map[int]bool{}
+)
 
 // haCluster is three FOLLOWER frontend processes over three backends.
 type haCluster struct {
