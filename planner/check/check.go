@@ -830,6 +830,18 @@ func shiftAlt(a hashAlt, off int) hashAlt {
 // mapCols renumbers the column references of a canonical expression by
 // m; false if it reads a column m lacks.
 func mapCols(k string, m map[int]int) (string, bool) {
+	return renumber(k, func(v int) (int, bool) { to, ok := m[v]; return to, ok })
+}
+
+// shiftCols renumbers the column references of a canonical expression.
+func shiftCols(k string, off int) string {
+	out, _ := renumber(k, func(v int) (int, bool) { return v + off, true })
+	return out
+}
+
+// renumber rewrites every #n of a canonical expression to #f(n); false if
+// f refuses one.
+func renumber(k string, f func(int) (int, bool)) (string, bool) {
 	var b strings.Builder
 	for i := 0; i < len(k); i++ {
 		if k[i] != '#' {
@@ -841,7 +853,7 @@ func mapCols(k string, m map[int]int) (string, bool) {
 			j++
 		}
 		v, err := strconv.Atoi(k[i+1 : j])
-		to, ok := m[v]
+		to, ok := f(v)
 		if err != nil || !ok {
 			return "", false
 		}
@@ -849,25 +861,6 @@ func mapCols(k string, m map[int]int) (string, bool) {
 		i = j - 1
 	}
 	return b.String(), true
-}
-
-// shiftCols renumbers the column references of a canonical expression.
-func shiftCols(k string, off int) string {
-	var b strings.Builder
-	for i := 0; i < len(k); i++ {
-		if k[i] != '#' {
-			b.WriteByte(k[i])
-			continue
-		}
-		j := i + 1
-		for j < len(k) && k[j] >= '0' && k[j] <= '9' {
-			j++
-		}
-		v, _ := strconv.Atoi(k[i+1 : j])
-		b.WriteString("#" + strconv.Itoa(v+off))
-		i = j - 1
-	}
-	return b.String()
 }
 
 // keyCanons prints join keys without the widening casts the binder puts
