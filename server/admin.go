@@ -86,6 +86,12 @@ func (s *Session) adminSetConfig(body string, w wire.ResultWriter) error {
 				return sqlerr.Doris.New(fmt.Sprintf("Invalid value for disable_balance: %s", kv[2]))
 			}
 			s.srv.coord.SetBalanceDisabled(off)
+		case "enable_concurrent_update":
+			on, err := strconv.ParseBool(kv[2])
+			if err != nil {
+				return sqlerr.Doris.New(fmt.Sprintf("Invalid value for enable_concurrent_update: %s", kv[2]))
+			}
+			s.srv.updates.concurrent.Store(on)
 		case "balance_load_score_threshold":
 			f, err := strconv.ParseFloat(kv[2], 64)
 			if err != nil || f <= 0 || f >= 1 {

@@ -24,6 +24,15 @@ func (s *Session) deleteSign(ctx context.Context, st *parser.Vitess, n *sqlparse
 		if err != nil {
 			return err
 		}
+		release, err := s.lockForUpdate(ctx, ins.DB, ins.Table)
+		if err != nil {
+			return err
+		}
+		defer release()
+		// Bound again under the lock (see update).
+		if ins, err = newBinder(s, params).BindDeleteSign(n); err != nil {
+			return err
+		}
 		ctx = coord.WithLoadInfo(ctx, catalog.TxnInfo{User: s.acct.user})
 		return s.runInsert(ctx, st, ins, w)
 	}

@@ -94,6 +94,8 @@ type Server struct {
 	analyzer *analyzer
 	// alters runs schema change jobs (schemachange_job.go).
 	alters *alterRunner
+	// updates serialises UPDATEs per table (tablelock.go).
+	updates updateLocks
 
 	mu       sync.Mutex
 	sessions map[uint32]*Session

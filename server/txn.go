@@ -28,6 +28,9 @@ type sessionTxn struct {
 	label    string
 	explicit bool
 	start    time.Time
+	// locks release the UPDATE locks its statements took (tablelock.go),
+	// once it has committed or rolled back.
+	locks []func()
 }
 
 // Label is the transaction's label (generated at BEGIN if none was given).
@@ -204,6 +207,7 @@ func (s *Session) commitTxn(ctx context.Context) (*coord.LoadResult, error) {
 		return &coord.LoadResult{}, nil
 	}
 	s.txn = nil
+	defer t.unlock()
 	if t.x == nil {
 		return &coord.LoadResult{Label: t.label}, nil // nothing was written
 	}
@@ -221,6 +225,7 @@ func (s *Session) endTxn(commit bool, reason string) {
 		return
 	}
 	s.txn = nil
+	defer t.unlock()
 	if t.x != nil {
 		t.x.Rollback(reason)
 	}

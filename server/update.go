@@ -13,7 +13,8 @@ import (
 // update runs UPDATE on a UNIQUE KEY table as Doris does: the matched rows,
 // with their SET columns replaced, are written as one load transaction (a
 // sub-transaction inside BEGIN), replacing the old versions of their keys.
-// The answer's affected rows are the rows written.
+// The answer's affected rows are the rows written. It holds the table's
+// UPDATE lock from before its read until its rows are visible (tablelock.go).
 func (s *Session) update(ctx context.Context, st *parser.Vitess, n *sqlparser.Update, params []types.Datum, w wire.ResultWriter) error {
 	if params == nil {
 		if err := noPlaceholder(n); err != nil {
@@ -22,6 +23,17 @@ func (s *Session) update(ctx context.Context, st *parser.Vitess, n *sqlparser.Up
 	}
 	ins, err := newBinder(s, params).BindUpdate(n)
 	if err != nil {
+		return err
+	}
+	release, err := s.lockForUpdate(ctx, ins.DB, ins.Table)
+	if err != nil {
+		return err
+	}
+	defer release()
+	// Bound again under the lock: a bound scan reads the partitions'
+	// versions of the catalog it saw, and those from before the wait would
+	// miss what the UPDATE it waited for wrote.
+	if ins, err = newBinder(s, params).BindUpdate(n); err != nil {
 		return err
 	}
 	return s.runInsert(ctx, st, ins, w)

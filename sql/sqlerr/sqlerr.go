@@ -82,6 +82,7 @@ var (
 	WarnDataOutOfRange           = Kind{1264, "22003", "Out of range value for column '%s' at row %d"}
 	NotSupportedYet              = Kind{1235, "42000", "This version of MySQL doesn't yet support '%s'"}
 	TruncatedWrongValue          = Kind{1292, "22007", "Incorrect %s value: '%s' for column '%s' at row %d"}
+	LockWaitTimeout              = Kind{1205, "HY000", "Lock wait timeout exceeded; try restarting transaction: %s"}
 	QueryInterrupted             = Kind{1317, "70100", "Query execution was interrupted"}
 	SPDoesNotExist               = Kind{1305, "42000", "FUNCTION %s does not exist"}
 	WrongParamCount              = Kind{1582, "42000", "Incorrect parameter count in the call to native function '%s'"}
