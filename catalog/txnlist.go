@@ -1,5 +1,11 @@
 package catalog
 
+import (
+	"slices"
+
+	"github.com/dorisgo/dorisgo/storage"
+)
+
 // TxnsOf lists db's transactions that keep holds, oldest first.
 func (c *Catalog) TxnsOf(db string, keep func(*Txn) bool) ([]*Txn, error) {
 	c.mu.RLock()
@@ -13,4 +19,18 @@ func (c *Catalog) TxnsOf(db string, keep func(*Txn) bool) ([]*Txn, error) {
 		out = append(out, t.clone())
 	}
 	return out, nil
+}
+
+// OpenTxnsOn lists the transactions on table that may still write rows:
+// PREPARE ones, and PRECOMMITTED ones waiting for their client.
+func (c *Catalog) OpenTxnsOn(table TableID) []storage.TxnID {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	var out []storage.TxnID
+	for _, t := range c.sortedTxns(func(t *Txn) bool {
+		return (t.State == TxnPrepare || t.State == TxnPrecommitted) && slices.Contains(t.Tables, table)
+	}) {
+		out = append(out, t.ID)
+	}
+	return out
 }

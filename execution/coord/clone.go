@@ -28,6 +28,9 @@ func (c *Coordinator) clone(ctx context.Context, j repairJob) error {
 	if err := c.addCloneReplica(ctx, j); err != nil {
 		return err
 	}
+	if err := c.waitOpenLoads(ctx, j); err != nil {
+		return err
+	}
 	unlock, err := c.lockTable(ctx, j.table)
 	if err != nil {
 		return err
@@ -76,6 +79,53 @@ func (c *Coordinator) clone(ctx context.Context, j repairJob) error {
 	}
 	if j.drop != 0 {
 		c.dropLater(j.drop, j.tablet)
+	}
+	return nil
+}
+
+// moveWait bounds how long a move waits for the loads that may not write
+// its new replica; past it the move fails and the scheduler tries again.
+const moveWait = 30 * time.Second
+
+// waitOpenLoads waits, when j replaces a healthy replica (a balance or
+// decommission move), for the load transactions on the table that began
+// before the new replica was registered: they write the old replica but
+// not the new one, and would lose their only copy, or their majority, if
+// the old one were dropped before they commit (Doris waits the same way
+// for the transactions before its watermark). A load that begins later
+// writes both.
+func (c *Coordinator) waitOpenLoads(ctx context.Context, j repairJob) error {
+	if j.drop == 0 || !c.isAlive(j.drop) {
+		return nil
+	}
+	pl, ok := c.cat.FindTablet(j.tablet)
+	if !ok {
+		return sqlerr.Doris.New(fmt.Sprintf("tablet %d was dropped", j.tablet))
+	}
+	healthy := false
+	for _, r := range pl.Tablet.Replicas {
+		healthy = healthy || (r.BackendID == j.drop && r.Healthy())
+	}
+	if !healthy {
+		return nil
+	}
+	open := c.cat.OpenTxnsOn(j.table)
+	deadline := time.Now().Add(moveWait)
+	for len(open) > 0 {
+		if t, ok := c.cat.Txn(open[0]); ok && (t.State == catalog.TxnPrepare || t.State == catalog.TxnPrecommitted) {
+			if time.Now().After(deadline) {
+				return sqlerr.Doris.New(fmt.Sprintf("tablet %d: move to backend %d waits for load transaction %d, still open after %v", j.tablet, j.to, t.ID, moveWait))
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-c.stop:
+				return sqlerr.Doris.New("the frontend is stopping")
+			case <-time.After(50 * time.Millisecond):
+			}
+			continue
+		}
+		open = open[1:]
 	}
 	return nil
 }

@@ -33,11 +33,7 @@ const deleteAbortTimeout = 5 * time.Second
 // publishes. A crash before the commit aborts it everywhere, one after it
 // is published by Recover: the delete applies to every tablet or none.
 func (c *Coordinator) Delete(ctx context.Context, db string, job DeleteJob) (*LoadResult, error) {
-	t, per, parts, err := c.deleteTargets(db, job)
-	if err != nil {
-		return nil, err
-	}
-	txn, err := c.cat.BeginDelete(db, t.ID, job.Info)
+	txn, t, per, parts, err := c.beginDelete(db, job)
 	if err != nil {
 		return nil, err
 	}
@@ -57,6 +53,22 @@ func (c *Coordinator) Delete(ctx context.Context, db string, job DeleteJob) (*Lo
 		return nil, err
 	}
 	return &LoadResult{Txn: txn.ID, Label: txn.Label}, nil
+}
+
+// beginDelete begins the DELETE's transaction, then resolves its targets:
+// the replicas are read after the transaction began, as a load's are
+// (load.go), so a move waiting for open transactions covers them.
+func (c *Coordinator) beginDelete(db string, job DeleteJob) (*catalog.Txn, *catalog.Table, map[catalog.BackendID][]storage.TabletID, []catalog.PartitionID, error) {
+	txn, err := c.cat.BeginDelete(db, job.Table.ID, job.Info)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	t, per, parts, err := c.deleteTargets(db, job)
+	if err != nil {
+		_ = c.cat.AbortTxn(txn.ID, err.Error())
+		return nil, nil, nil, nil, err
+	}
+	return txn, t, per, parts, nil
 }
 
 // deleteTargets resolves job's tablets to the table's current version, the

@@ -106,8 +106,15 @@ func (c *cluster) table(name string, xt types.T, dist string, buckets, replicas 
 // load writes rows (k, x) where x is a string or an int64.
 func (c *cluster) load(tb *catalog.Table, ks []int64, xs []any) {
 	c.t.Helper()
+	if _, err := c.co.Load(context.Background(), "db", tb, "", c.source(tb, ks, xs)); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// source yields rows (k, x) of tb, x a string or an int64, as a load reads them.
+func (c *cluster) source(tb *catalog.Table, ks []int64, xs []any) coord.Source {
 	sc := types.ArrowSchema([]types.Column{tb.Columns[0].Column, tb.Columns[1].Column})
-	_, err := c.co.Load(context.Background(), "db", tb, "", func(yield func(arrow.Record) error) error {
+	return func(yield func(arrow.Record) error) error {
 		for lo := 0; lo < len(ks); lo += 4096 {
 			hi := min(lo+4096, len(ks))
 			b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
@@ -129,9 +136,6 @@ func (c *cluster) load(tb *catalog.Table, ks []int64, xs []any) {
 			}
 		}
 		return nil
-	})
-	if err != nil {
-		c.t.Fatal(err)
 	}
 }
 

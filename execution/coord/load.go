@@ -62,6 +62,12 @@ func (c *Coordinator) load(ctx context.Context, db string, t *catalog.Table, lab
 	if err != nil {
 		return nil, err
 	}
+	// The replicas to write are read after the transaction began: a clone
+	// replica added before it is written too, and a move waits for the
+	// transactions open when it added its replica (clone.go).
+	if cur, ok := c.cat.TableByID(t.ID); ok {
+		t = cur
+	}
 	l := &loader{c: c, t: t, txn: txn.ID, ctx: ctx, streams: map[catalog.BackendID]*rpc.Loader{}, touched: map[storage.TabletID]*catalog.Partition{},
 		precommit: twoPhase(ctx)}
 	defer c.untrackLoad(txn.ID) // a table sink's progress (loadprogress.go)

@@ -102,6 +102,9 @@ func (x *ExplicitTxn) load(ctx context.Context, t *catalog.Table, write func(*lo
 	if err != nil {
 		return nil, err
 	}
+	if cur, ok := c.cat.TableByID(t.ID); ok {
+		t = cur // the replicas as of after the begin (load.go)
+	}
 	l := &loader{c: c, t: t, txn: txn.ID, ctx: ctx, streams: map[catalog.BackendID]*rpc.Loader{}, touched: map[storage.TabletID]*catalog.Partition{}}
 	defer c.untrackLoad(txn.ID) // a table sink's progress (loadprogress.go)
 	defer func() {
@@ -147,11 +150,7 @@ func (x *ExplicitTxn) Delete(ctx context.Context, job DeleteJob) (*LoadResult, e
 		}
 	}
 	c := x.c
-	t, per, parts, err := c.deleteTargets(x.db, job)
-	if err != nil {
-		return nil, err
-	}
-	txn, err := c.cat.BeginDelete(x.db, t.ID, job.Info)
+	txn, t, per, parts, err := c.beginDelete(x.db, job)
 	if err != nil {
 		return nil, err
 	}
