@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -16,40 +17,84 @@ import (
 // startFE runs an FE process on free ports, killed at test end.
 func startFE(t *testing.T, dir string) *proc {
 	t.Helper()
-	fe := &proc{t: t, dir: dir, exited: make(chan struct{}), out: &syncBuffer{}}
-	mp, hp := freePort(t), freePort(t)
-	fe.mysqlAddr, fe.httpAddr = fmt.Sprintf("127.0.0.1:%d", mp), fmt.Sprintf("127.0.0.1:%d", hp)
-	fe.cmd = exec.Command(dorisgoBinary(t), "fe", "--data-dir", fe.dir, "--mysql-port", fmt.Sprint(mp), "--http-port", fmt.Sprint(hp), "--log-level", "warn")
-	fe.cmd.Stdout, fe.cmd.Stderr = fe.out, fe.out
-	if err := fe.cmd.Start(); err != nil {
-		t.Fatal(err)
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		fe := &proc{t: t, dir: dir, exited: make(chan struct{}), out: &syncBuffer{}}
+		mp, hp := freePort(t), freePort(t)
+		fe.mysqlAddr, fe.httpAddr = fmt.Sprintf("127.0.0.1:%d", mp), fmt.Sprintf("127.0.0.1:%d", hp)
+		fe.cmd = exec.Command(dorisgoBinary(t), "fe", "--data-dir", fe.dir, "--mysql-port", fmt.Sprint(mp), "--http-port", fmt.Sprint(hp), "--log-level", "warn")
+		fe.cmd.Stdout, fe.cmd.Stderr = fe.out, fe.out
+		if err := fe.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { fe.cmd.Wait(); close(fe.exited) }()
+		t.Cleanup(fe.kill)
+		t.Cleanup(fe.dumpIfFailed)
+		// A port taken between freePort and the bind makes it exit: again
+		// on new ports.
+		if lastErr = fe.waitReady(30 * time.Second); lastErr == nil {
+			return fe
+		}
+		fe.kill()
 	}
-	go func() { fe.cmd.Wait(); close(fe.exited) }()
-	t.Cleanup(fe.kill)
-	if err := fe.waitReady(30 * time.Second); err != nil {
-		t.Fatal(err)
-	}
-	return fe
+	t.Fatalf("frontend did not start: %v", lastErr)
+	return nil
 }
 
 func startBE(t *testing.T, dir string, withHTTP bool) *proc {
 	t.Helper()
-	port := freePort(t)
-	p := &proc{t: t, dir: dir, mysqlAddr: fmt.Sprintf("127.0.0.1:%d", port), exited: make(chan struct{}), out: &syncBuffer{}}
-	args := []string{"be", "--data-dir", dir, "--be-port", fmt.Sprint(port), "--log-level", "warn"}
-	if withHTTP {
-		hp := freePort(t)
-		p.httpAddr = fmt.Sprintf("127.0.0.1:%d", hp)
-		args = append(args, "--http-port", fmt.Sprint(hp))
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		port := freePort(t)
+		p := &proc{t: t, dir: dir, mysqlAddr: fmt.Sprintf("127.0.0.1:%d", port), exited: make(chan struct{}), out: &syncBuffer{}}
+		args := []string{"be", "--data-dir", dir, "--be-port", fmt.Sprint(port), "--log-level", "warn"}
+		if withHTTP {
+			hp := freePort(t)
+			p.httpAddr = fmt.Sprintf("127.0.0.1:%d", hp)
+			args = append(args, "--http-port", fmt.Sprint(hp))
+		}
+		p.cmd = exec.Command(dorisgoBinary(t), args...)
+		p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+		if err := p.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { p.cmd.Wait(); close(p.exited) }()
+		t.Cleanup(p.kill)
+		t.Cleanup(p.dumpIfFailed)
+		// A port taken by someone else between freePort and the bind makes
+		// the backend exit: start it again on new ports.
+		if lastErr = p.waitListening(30*time.Second, p.mysqlAddr, p.httpAddr); lastErr == nil {
+			return p
+		}
+		p.kill()
 	}
-	p.cmd = exec.Command(dorisgoBinary(t), args...)
-	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
+	t.Fatalf("backend did not start: %v", lastErr)
+	return nil
+}
+
+// waitListening waits until every non-empty addr accepts connections, or
+// the process exits.
+func (p *proc) waitListening(timeout time.Duration, addrs ...string) error {
+	deadline := time.Now().Add(timeout)
+	for _, a := range addrs {
+		for a != "" {
+			select {
+			case <-p.exited:
+				return fmt.Errorf("process exited: %s", p.out.String())
+			default:
+			}
+			c, err := net.DialTimeout("tcp", a, time.Second)
+			if err == nil {
+				c.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%s not listening after %v: %v", a, timeout, err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
-	go func() { p.cmd.Wait(); close(p.exited) }()
-	t.Cleanup(p.kill)
-	return p
+	return nil
 }
 
 // A real cluster of separate processes: an FE and three BEs joined with
@@ -203,5 +248,6 @@ func restartBE(t *testing.T, old *proc) *proc {
 	}
 	go func() { p.cmd.Wait(); close(p.exited) }()
 	t.Cleanup(p.kill)
+	t.Cleanup(p.dumpIfFailed)
 	return p
 }

@@ -430,6 +430,14 @@ func (p *proc) waitReady(timeout time.Duration) error {
 	}
 }
 
+// dumpIfFailed logs the process's output when the test failed: what a
+// backend or frontend said is often the only trace of why.
+func (p *proc) dumpIfFailed() {
+	if p.t.Failed() {
+		p.t.Logf("output of %s (%s):\n%s", p.mysqlAddr, p.dir, p.out.String())
+	}
+}
+
 // kill SIGKILLs the process (no chance to flush anything) and waits for it.
 func (p *proc) kill() {
 	select {

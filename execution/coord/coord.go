@@ -74,6 +74,8 @@ type Coordinator struct {
 	starts map[catalog.BackendID]time.Time
 	// report: the tablet reports dropping stale tablets (report.go; under mu).
 	report reportState
+	// rejoin: the backends coming back after they were lost (rejoin.go; under mu).
+	rejoin rejoinState
 	// staleRetries counts the re-plans of stale queries (retry.go).
 	staleRetries atomic.Int64
 
@@ -243,7 +245,12 @@ func (c *Coordinator) Heartbeat(ctx context.Context) {
 				}
 			}
 			if err != nil {
+				c.missedBeat(b.ID)
 				c.cat.SetBackendState(b.ID, false, err.Error(), b.LastHeartbeat)
+				return
+			}
+			if !c.mayRejoin(b, time.Now()) {
+				c.cat.SetBackendState(b.ID, false, fmt.Sprintf("answering again: rejoins after %v of heartbeats", rejoinDelay), time.Now())
 				return
 			}
 			c.cat.SetBackendState(b.ID, true, "", time.Now())
