@@ -237,6 +237,10 @@ func TestE2EFrontendsFailover(t *testing.T) {
 		t.Fatalf("after the stream load and the prepared INSERT a follower reads %v, want 3 420", got)
 	}
 
+	// A schema change job the kill interrupts resumes on the new master.
+	mustExec(t, f1, `CREATE TABLE ha.sc (k INT, v INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 4 PROPERTIES ("replication_num" = "3")`)
+	mustExec(t, f1, `INSERT INTO ha.sc SELECT number, number FROM numbers("number" = "300000")`)
+
 	// Kill -9 the master while clients write through the followers.
 	var mu sync.Mutex
 	acked := map[int]bool{}  // INSERTed keys acknowledged
@@ -277,6 +281,7 @@ func TestE2EFrontendsFailover(t *testing.T) {
 		}
 	}()
 	time.Sleep(time.Second)
+	mustExec(t, dbs[1], "ALTER TABLE ha.sc MODIFY COLUMN v BIGINT")
 	killed := time.Now()
 	fes[0].kill()
 	var newMaster string
@@ -308,6 +313,17 @@ func TestE2EFrontendsFailover(t *testing.T) {
 	time.Sleep(time.Second)
 	close(stop)
 	wg.Wait()
+	if j := waitJob(t, dbs[1], "ha", "sc", 60*time.Second); j["State"] != "FINISHED" {
+		t.Fatalf("schema change begun before the master was killed: %s (%q)", j["State"], j["Msg"])
+	}
+	if got := queryStrings(t, dbs[1], "SELECT count(*), sum(v) FROM ha.sc"); strings.Join(got[0], " ") != "300000 44999850000" {
+		t.Fatalf("after the schema change across the failover: %v", got)
+	}
+	for _, r := range queryStrings(t, dbs[1], "DESC ha.sc") {
+		if r[0] == "v" && !strings.EqualFold(r[1], "bigint") {
+			t.Fatalf("column v is %s after the schema change, want bigint", r[1])
+		}
+	}
 
 	// The old master restarts and rejoins as a follower.
 	c.restart(t, 0)

@@ -85,7 +85,7 @@ func (a *alterRunner) start(s *Server, db string, job *catalog.AlterJob) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.stopped {
-		return // Recover cancels it at the next start
+		return // the next start resumes it (resumeAlters)
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	r := &runningAlter{cancel: cancel, done: make(chan struct{})}
@@ -137,7 +137,7 @@ func (a *alterRunner) cancel(s *Server, job *catalog.AlterJob, wait time.Duratio
 }
 
 // shutdown stops every job (their records stay RUNNING; the next start
-// cancels them) and waits for their goroutines.
+// resumes them) and waits for their goroutines.
 func (a *alterRunner) shutdown() {
 	a.mu.Lock()
 	if !a.stopped {
@@ -212,7 +212,7 @@ func (s *Server) runSchemaChange(ctx context.Context, db string, job *catalog.Al
 		s.log.Info("schema change cancelled", "job", job.ID, "table", job.TableName, "reason", msg)
 	}
 	var err error
-	if job, err = s.cat.SetAlterJob(job.ID, catalog.AlterRunning, "", 0, nil); err != nil {
+	if job, err = s.cat.SetAlterJob(job.ID, catalog.AlterRunning, job.Msg, 0, nil); err != nil { // a resumed job says so
 		fail(err)
 		return
 	}
@@ -412,4 +412,37 @@ func (s *Server) commitSchemaChange(job *catalog.AlterJob, txns []storage.TxnID,
 		}
 	}
 	return nil, sqlerr.Assertf("server: schema change job %d vanished", job.ID)
+}
+
+// resumeAlters restarts the schema change jobs an FE restart or a master
+// failover interrupted, as Doris replays its alter jobs. The rounds they
+// had converted were in transactions the restart aborted (coord.Recover),
+// so each starts again from its first round, into new shadow tablets (the
+// old ones dropped); the table keeps answering with its old schema
+// meanwhile, and the job ends FINISHED or CANCELLED as any other.
+func (s *Server) resumeAlters(ctx context.Context) {
+	for _, j := range s.cat.AlterJobs(0) {
+		if j.State.Done() {
+			continue
+		}
+		d, ok := s.cat.DatabaseByID(j.DBID)
+		if !ok {
+			continue // dropped with its database
+		}
+		s.coord.DropTablets(ctx, j.Shadow)
+		var pids []catalog.PartitionID
+		for _, p := range j.Shadow.Partitions {
+			pids = append(pids, p.ID)
+		}
+		nj, err := s.cat.ReshadowPartitions(j.ID, pids)
+		if err == nil {
+			nj, err = s.cat.SetAlterJob(j.ID, catalog.AlterRunning, "resumed after a frontend restart: converting again from the start", 0, nil)
+		}
+		if err != nil {
+			s.log.Warn("resume schema change", "job", j.ID, "table", j.TableName, "err", err)
+			continue
+		}
+		s.log.Info("schema change resumed", "job", j.ID, "table", j.TableName)
+		s.alters.start(s, d.Name, nj)
+	}
 }

@@ -132,7 +132,7 @@ func (c *Coordinator) Recover(ctx context.Context) error {
 		}
 	}
 	c.dropUnfinishedCTAS(ctx)
-	c.cancelInterruptedAlters(ctx)
+	c.dropRetiredAlters(ctx)
 	for _, b := range c.cat.Backends() {
 		if !b.Alive {
 			continue

@@ -99,23 +99,15 @@ func (c *Coordinator) AbortConversions(ctx context.Context, job *catalog.AlterJo
 	c.DropTablets(ctx, job.Shadow)
 }
 
-// cancelInterruptedAlters cancels the schema change jobs a restart
-// interrupted (their conversion transactions were aborted with every
-// other PREPARE one): the table is still the old one, as it was before
-// the job; the shadow tablets are dropped where their backends are up.
-func (c *Coordinator) cancelInterruptedAlters(ctx context.Context) {
+// dropRetiredAlters drops the old tablets of finished schema change jobs
+// that a restart kept from being dropped. Unfinished jobs are left to the
+// server, which resumes them (their conversion transactions were aborted
+// with every other PREPARE one).
+func (c *Coordinator) dropRetiredAlters(ctx context.Context) {
 	for _, j := range c.cat.AlterJobs(0) {
 		if len(j.Retired) > 0 {
 			c.DropRetired(ctx, j)
 		}
-		if j.State.Done() {
-			continue
-		}
-		if _, err := c.cat.SetAlterJob(j.ID, catalog.AlterCancelled, "cancelled by FE restart", 0, nil); err != nil {
-			c.log.Warn("cancel interrupted schema change", "job", j.ID, "err", err)
-			continue
-		}
-		c.DropTablets(ctx, j.Shadow)
 	}
 }
 
