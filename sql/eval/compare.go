@@ -673,3 +673,7 @@ func regexpKernel(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
 	}
 	return ev.fixedVec(types.BoolT, m, ev.validity(m, args...), buf, args), nil
 }
+
+// LikeMatch reports whether s matches the LIKE pattern p (the planner's
+// estimates test patterns against histogram bounds with it).
+func LikeMatch(s, p string, esc byte) bool { return likeMatch(s, p, esc) }
