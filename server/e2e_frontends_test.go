@@ -467,3 +467,54 @@ func TestE2EFrontendsMinorityCommitsNothing(t *testing.T) {
 		return err == nil && strings.Join(r[0], " ") == "1 2"
 	})
 }
+
+// SHOW PROCESSLIST lists this frontend's connections; with
+// show_all_fe_connection (Doris's) it lists every frontend's, each named
+// in an FE column, under the same visibility rule (a user sees its own).
+func TestE2EFrontendsProcessList(t *testing.T) {
+	c := startHACluster(t)
+	mustExec(t, c.dbs[0], "CREATE DATABASE plx")
+	mustExec(t, c.dbs[0], "CREATE USER pu IDENTIFIED BY 'pw'")
+	mustExec(t, c.dbs[0], "GRANT SELECT_PRIV ON plx.* TO pu")
+	// An idle connection of pu on the third frontend, in plx.
+	waitFor(t, 10*time.Second, "the user and its grant on the third frontend", func() bool {
+		_, err := queryStringsErr(openDBAs(t, c.fes[2].mysqlAddr, "pu", "pw", "plx", true), "SELECT 1")
+		return err == nil
+	})
+	held := pinned(t, openDBAs(t, c.fes[2].mysqlAddr, "pu", "pw", "plx", true))
+	if _, err := held.ExecContext(t.Context(), "SELECT 1"); err != nil {
+		t.Fatal(err)
+	}
+	onThird := func(rows [][]string, fe int) int {
+		n := 0
+		for _, r := range rows {
+			if r[1] == "pu" && r[3] == "plx" && (fe < 0 || r[len(r)-1] == c.name(fe)) {
+				n++
+			}
+		}
+		return n
+	}
+	root := pinned(t, c.dbs[0])
+	rows := queryStrings(t, root, "SHOW PROCESSLIST")
+	if len(rows[0]) != 8 || onThird(rows, -1) != 0 {
+		t.Fatalf("SHOW PROCESSLIST on the first frontend lists another's connection: %v", rows)
+	}
+	mustExec(t, root, "SET show_all_fe_connection = true")
+	rows = queryStrings(t, root, "SHOW PROCESSLIST")
+	if len(rows[0]) != 9 || onThird(rows, 2) == 0 {
+		t.Fatalf("with show_all_fe_connection: %v, want pu's connection on %s", rows, c.name(2))
+	}
+	// pu on the second frontend sees its own connection on the third, and
+	// not root's.
+	pu := pinned(t, openDBAs(t, c.fes[1].mysqlAddr, "pu", "pw", "", true))
+	mustExec(t, pu, "SET show_all_fe_connection = true")
+	rows = queryStrings(t, pu, "SHOW PROCESSLIST")
+	for _, r := range rows {
+		if r[1] != "pu" {
+			t.Fatalf("pu sees another user's connection: %v", rows)
+		}
+	}
+	if onThird(rows, 2) == 0 {
+		t.Fatalf("pu does not see its connection on the third frontend: %v", rows)
+	}
+}

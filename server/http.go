@@ -75,6 +75,7 @@ func (s *Server) httpHandler() http.Handler {
 	mux.HandleFunc("POST /api/_fe/forward", s.serveForward)
 	mux.HandleFunc("POST /api/_fe/heartbeat", s.serveFEHeartbeat)
 	mux.HandleFunc("GET /api/_fe/frontends", s.serveFrontends)
+	mux.HandleFunc("GET /api/_fe/processlist", s.serveProcessList)
 	mux.HandleFunc("PUT /api/{db}/_stream_load_2pc", s.masterOnly(s.needLogin(s.streamLoad2PC)))
 	mux.HandleFunc("GET /api/_load_error_log", s.needLogin(s.serveLoadErrorLog))
 	mux.HandleFunc("POST /api/colocate/group_stable", s.needAdmin(s.groupStable(false)))

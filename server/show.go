@@ -128,7 +128,7 @@ func (s *Session) show(ctx context.Context, n *sqlparser.Show, w wire.ResultWrit
 		}
 		return s.describe(db, n.Table.Name.String(), n.Full, w)
 	case "processlist":
-		return s.showProcessList(w)
+		return s.showProcessList(ctx, w)
 	case "table status":
 		db, err := s.dbName(n.Database)
 		if err != nil {
@@ -288,40 +288,37 @@ func (s *Session) describe(db, name string, full bool, w wire.ResultWriter) erro
 // PROCESSLIST: its user's own (by user name, as Doris), or all with
 // ADMIN_PRIV.
 func (s *Session) visibleSessions() []*Session {
-	all := s.access().Global(catalog.WantAdmin)
-	s.srv.mu.Lock()
-	defer s.srv.mu.Unlock()
-	sessions := make([]*Session, 0, len(s.srv.sessions))
-	for _, x := range s.srv.sessions {
-		if all || x.info.User == s.info.User {
-			sessions = append(sessions, x)
-		}
-	}
-	return sessions
+	return s.srv.sessionsVisibleTo(s.info.User, s.access().Global(catalog.WantAdmin))
 }
 
-func (s *Session) showProcessList(w wire.ResultWriter) error {
-	sessions := s.visibleSessions()
-	sort.Slice(sessions, func(i, j int) bool { return sessions[i].info.ID < sessions[j].info.ID })
+func (s *Session) showProcessList(ctx context.Context, w wire.ResultWriter) error {
 	cols := []wire.Column{intCol("Id"), strCol("User"), strCol("Host"), strCol("db"), strCol("Command"), intCol("Time"), strCol("State"), strCol("Info")}
+	all := s.srv.ha != nil && s.vars.get("show_all_fe_connection") == "true"
+	procs := s.srv.processRows(s.info.User, s.access().Global(catalog.WantAdmin))
+	if all {
+		cols = append(cols, strCol("FE"))
+		for i := range procs {
+			procs[i].FE = s.srv.feName()
+		}
+		more, err := s.srv.peerProcessRows(ctx, s.info.User, s.access().Global(catalog.WantAdmin))
+		if err != nil {
+			return err
+		}
+		procs = append(procs, more...)
+	}
 	var rows [][]types.Datum
-	for _, x := range sessions {
-		x.mu.Lock()
-		since := x.connected
-		if x.command == "Query" {
-			since = x.stmtStart
+	for _, p := range procs {
+		opt := func(v string) types.Datum {
+			if v == "" {
+				return types.NullDatum(types.StringT)
+			}
+			return str(v)
 		}
-		info := types.NullDatum(types.StringT)
-		if x.sql != "" {
-			info = str(x.sql)
+		row := []types.Datum{num(p.ID), str(p.User), str(p.Host), opt(p.DB), str(p.Command), num(p.Time), str(""), opt(p.Info)}
+		if all {
+			row = append(row, str(p.FE))
 		}
-		db := types.NullDatum(types.StringT)
-		if x.db != "" {
-			db = str(x.db)
-		}
-		rows = append(rows, []types.Datum{num(int64(x.info.ID)), str(x.info.User), str(x.info.Host), db, str(x.command),
-			num(int64(time.Since(since).Seconds())), str(""), info})
-		x.mu.Unlock()
+		rows = append(rows, row)
 	}
 	return writeTable(w, cols, rows)
 }

@@ -55,6 +55,7 @@ var sysVars = map[string]sysVar{
 	"spill_hash_join_partition_count":          {kind: vInt, def: "32", rng: &[2]float64{2, 32}},
 	"query_timeout":                            {kind: vInt, def: "900"},
 	"insert_timeout":                           {kind: vInt, def: "14400"},
+	"show_all_fe_connection":                   {kind: vBool, def: "false"},                              // SHOW PROCESSLIST lists every frontend's connections (processlist.go)
 	"innodb_lock_wait_timeout":                 {kind: vInt, def: "50", rng: &[2]float64{1, 1073741824}}, // seconds an UPDATE waits for its table (tablelock.go)
 	"broadcast_hashtable_mem_limit_percentage": {kind: vFloat, def: "0.2"},
 	"enable_nereids_planner":                   {kind: vBool, def: "true"},
