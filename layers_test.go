@@ -45,7 +45,7 @@ var rules = []rule{
 	{"execution/coord", []string{"execution/", "planner/fragment", "catalog", "storage", "sql/types", "sql/sqlerr", "sql/expr", "sql/eval"}, []string{arrow, "google.golang.org/grpc"}},
 	// A backend exports its own Prometheus series (doris_be_*).
 	{"execution/be", []string{"execution/", "planner/fragment", "storage", "sql/types", "sql/sqlerr", "sql/expr", "sql/eval"}, []string{arrow, "google.golang.org/grpc", "github.com/prometheus/"}},
-	{"execution/", []string{"execution/", "planner/fragment", "storage", "sql/types", "sql/sqlerr", "sql/expr", "sql/eval", "sql/sketch"}, []string{arrow, "google.golang.org/grpc", "github.com/cockroachdb/swiss", "github.com/RoaringBitmap/roaring/", "github.com/axiomhq/hyperloglog"}},
+	{"execution/", []string{"execution/", "planner/fragment", "storage", "sql/types", "sql/sqlerr", "sql/expr", "sql/eval", "sql/sketch"}, []string{arrow, "google.golang.org/grpc", "github.com/cockroachdb/swiss", "github.com/RoaringBitmap/roaring/", "github.com/axiomhq/hyperloglog", "github.com/vmihailenco/msgpack/"}},
 	{"server/wire", []string{"sql/types", "sql/sqlerr"}, []string{"github.com/go-mysql-org/go-mysql/", arrow}},
 	{"server/slt", []string{""}, []string{"github.com/go-sql-driver/mysql"}},
 	// The web UI renders plain data the FE hands it: standard library only.

@@ -2,7 +2,6 @@ package be
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -256,19 +255,14 @@ type instance struct {
 
 // execFragment runs one instance for the whole of the exec_fragment call.
 func (b *Backend) execFragment(body []byte, stream flight.FlightService_DoActionServer) error {
-	var req rpc.ExecFragmentReq
-	if err := json.Unmarshal(body, &req); err != nil {
+	req, err := rpc.UnmarshalExecReq(body)
+	if err != nil {
 		return rpc.ToStatus(err)
-	}
-	if req.Root == nil && req.RootJSON != nil {
-		if err := json.Unmarshal(req.RootJSON, &req.Root); err != nil {
-			return rpc.ToStatus(err)
-		}
 	}
 	start := time.Now()
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
-	in := &instance{b: b, req: &req, inboxes: map[fragment.NodeID]*op.Inbox{}}
+	in := &instance{b: b, req: req, inboxes: map[fragment.NodeID]*op.Inbox{}}
 	// Sets: a long IN list becomes a hash set once per instance, not per batch.
 	in.env = &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: time.UnixMicro(req.NowMicro), Sets: &expr.InSets{}, Ctx: ctx, Warn: &expr.Warnings{}},
 		Tracker: op.NewMemTracker(req.MemLimit)}
@@ -301,7 +295,7 @@ func (b *Backend) execFragment(body []byte, stream flight.FlightService_DoAction
 		return rpc.ToStatus(err)
 	}
 	rep.WallNs = int64(time.Since(start))
-	out, err := json.Marshal(rep)
+	out, err := rpc.MarshalReport(rep)
 	if err != nil {
 		return rpc.ToStatus(err)
 	}
@@ -379,6 +373,7 @@ func (in *instance) run(ctx context.Context) (_ *rpc.InstanceReport, err error) 
 		}
 		p, err := pushRetrying(ctx, cl, id, schema)
 		if err != nil {
+			in.b.log.Warn("exchange stream to a peer failed to open", "query_id", req.QueryID, "peer", d.Addr, "err", err)
 			return nil, sqlerr.Doris.New(fmt.Sprintf("exchange to backend %s: %v", d.Addr, err))
 		}
 		in.outs[i] = p

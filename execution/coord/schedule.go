@@ -1,7 +1,6 @@
 package coord
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -29,8 +28,8 @@ type fragSched struct {
 	// parent is the fragment holding exchange, the node reading f.
 	parent   fragment.FragmentID
 	exchange *fragment.Node
-	rootJSON json.RawMessage // f.Root encoded, shared by the instances' requests
-	view     *replicaView    // which replicas the scans may read (shared by the query)
+	rootWire []byte       // f.Root encoded, shared by the instances' requests
+	view     *replicaView // which replicas the scans may read (shared by the query)
 }
 
 // schedule places every fragment's instances (planner/fragment/doc.go).
@@ -275,14 +274,14 @@ func (c *Coordinator) commonReplica(ts []fragment.TabletRef, bucket int) (catalo
 // request builds the exec_fragment request of instance i of s.
 func (q *query) request(fs []*fragSched, s *fragSched, i int) (*rpc.ExecFragmentReq, error) {
 	in := s.instances[i]
-	if s.rootJSON == nil {
-		b, err := json.Marshal(s.f.Root)
+	if s.rootWire == nil {
+		b, err := rpc.EncodeRoot(s.f.Root)
 		if err != nil {
 			return nil, err
 		}
-		s.rootJSON = b
+		s.rootWire = b
 	}
-	req := &rpc.ExecFragmentReq{QueryID: q.id, Fragment: s.f.ID, Instance: i, RootJSON: s.rootJSON, Tablets: in.tablets,
+	req := &rpc.ExecFragmentReq{QueryID: q.id, Fragment: s.f.ID, Instance: i, RootWire: s.rootWire, Tablets: in.tablets,
 		NowMicro: q.now, MemLimit: q.memLimit, Spill: q.spill(), Budget: q.c.ExchangeBudget, BatchRows: q.c.BatchRows, Exchanges: map[fragment.NodeID]rpc.ExchangeIn{},
 		Tasks: s.f.Tasks, Instances: len(s.instances)}
 	var err error

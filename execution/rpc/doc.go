@@ -5,8 +5,10 @@
 // decoded without copies), gives per-batch application metadata (used to tag
 // a load batch with its tablet) and a descriptor on the first message (used
 // to name an exchange stream), and leaves control calls to DoAction, whose
-// bodies here are small JSON documents. Everything rides on plain gRPC
-// underneath, so HTTP/2 flow control, keepalive and cancellation come free.
+// bodies here are small JSON documents, except exec_fragment's plan and
+// report, which are MessagePack (plancodec.go says why). Everything rides
+// on plain gRPC underneath, so HTTP/2 flow control, keepalive and
+// cancellation come free.
 //
 //	FE ──DoAction(create_tablet|drop_tablet|prepare|publish|abort|heartbeat|cancel|...)──▶ BE
 //	FE ──DoPut(PutCmd{Txn}: load batches tagged with their tablet)──────────────────────▶ BE

@@ -31,7 +31,7 @@ type Exec struct {
 // started (its inboxes accept streams). Cancelling ctx or calling Cancel
 // cancels the instance.
 func (c *Client) ExecFragment(ctx context.Context, req *ExecFragmentReq) (*Exec, error) {
-	body, err := json.Marshal(req)
+	body, err := MarshalExecReq(req)
 	if err != nil {
 		return nil, err
 	}
@@ -63,11 +63,7 @@ func (e *Exec) Wait() (*InstanceReport, error) {
 		}
 		return nil, FromStatus(err)
 	}
-	var rep InstanceReport
-	if err := json.Unmarshal(r.Body, &rep); err != nil {
-		return nil, err
-	}
-	return &rep, nil
+	return UnmarshalReport(r.Body)
 }
 
 // Cancel cancels the instance (its backend sees the call cancelled).

@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"encoding/json"
 	"github.com/dorisgo/dorisgo/execution/op"
 	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/expr"
@@ -140,9 +139,10 @@ type ExecFragmentReq struct {
 	Fragment fragment.FragmentID `json:"fragment"`
 	Instance int                 `json:"instance"`
 	Root     *fragment.Node      `json:"root,omitempty"`
-	// RootJSON, when set instead of Root, is Root already encoded: the FE
-	// encodes a fragment's plan once, not once per instance.
-	RootJSON json.RawMessage                          `json:"root_json,omitempty"`
+	// RootWire, when set instead of Root, is Root already encoded
+	// (EncodeRoot): the FE encodes a fragment's plan once, not once per
+	// instance.
+	RootWire []byte                                   `json:"root_wire,omitempty"`
 	Tablets  map[fragment.NodeID][]fragment.TabletRef `json:"tablets"`
 	// Exchanges says, per EXCHANGE node of Root, how many sender instances
 	// will stream to this instance, and the merge keys of a merging one.
