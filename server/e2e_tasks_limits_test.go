@@ -56,6 +56,10 @@ func TestE2EPipelineTasksStop(t *testing.T) {
 	if took > 4*time.Second {
 		t.Errorf("query_timeout = 1 s ended the query after %v", took)
 	}
+	// Close returns the connection to the pool: the KILL below may get it.
+	if _, err := conn.ExecContext(context.Background(), "SET query_timeout = 900"); err != nil {
+		t.Fatal(err)
+	}
 	conn.Close()
 	idle("timeout")
 

@@ -282,8 +282,8 @@ func (s *Server) takeOver(ctx context.Context, reload bool) error {
 	} else if err := s.coord.Start(ctx); err != nil {
 		return err
 	}
-	s.resumeAlters(ctx)
 	h.serving.Store(true)
+	s.resumeAltersLater()
 	s.log.Info("this frontend is the master", "frontend", s.feName(), "journal_id", h.node.Applied())
 	return nil
 }

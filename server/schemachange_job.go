@@ -414,6 +414,25 @@ func (s *Server) commitSchemaChange(job *catalog.AlterJob, txns []storage.TxnID,
 	return nil, sqlerr.Assertf("server: schema change job %d vanished", job.ID)
 }
 
+// resumeAltersLater resumes the interrupted jobs in the background: it
+// talks to backends (dropping old shadow tablets), which must not hold up
+// a frontend starting or taking over as master.
+func (s *Server) resumeAltersLater() {
+	a := s.alters
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.stopped {
+		return
+	}
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		s.resumeAlters(ctx)
+	}()
+}
+
 // resumeAlters restarts the schema change jobs an FE restart or a master
 // failover interrupted, as Doris replays its alter jobs. The rounds they
 // had converted were in transactions the restart aborted (coord.Recover),

@@ -192,7 +192,7 @@ func Start(cfg Config) (*Server, error) {
 	} else if err := s.coord.Start(ctx); err != nil {
 		return nil, fmt.Errorf("recover transactions: %w", err)
 	} else {
-		s.resumeAlters(ctx)
+		s.resumeAltersLater()
 	}
 	if s.wire, err = wire.NewServer(wire.Config{ServerVersion: serverVersion, Logger: s.log, Limits: s.connLimits}, s); err != nil {
 		return nil, err
