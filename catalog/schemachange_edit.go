@@ -244,9 +244,6 @@ func (t *Table) AddKeyColumn(col Column, pos ColumnPos, fill *types.Datum) error
 	if t.ColumnIndex(col.Name) >= 0 {
 		return sqlerr.Doris.New("Can not add column which already exists in base table: " + col.Name)
 	}
-	if t.Keys == storage.UniqueKeys {
-		return sqlerr.NotSupportedYet.New("ADD COLUMN of a key column to a UNIQUE KEY table")
-	}
 	if col.Agg != storage.AggNone {
 		return sqlerr.Doris.New("Can not assign aggregation method on key column: " + col.Name)
 	}

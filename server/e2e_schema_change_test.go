@@ -564,3 +564,38 @@ func TestE2EDorisRegressionTypeLengthChange(t *testing.T) {
 	}
 	refused(` ALTER TABLE `+tbl+` MODIFY COLUMN c1 CHAR(10) `, "Can not change VARCHAR to CHAR")
 }
+
+// ADD COLUMN … KEY on a UNIQUE KEY table (merge-on-write or not) is a
+// heavy change, as in Doris: existing rows get the default in the new key,
+// deleted and replaced rows stay gone, and afterwards rows are unique on
+// the longer key (two rows differing only in it both stay).
+func TestE2EAlterAddKeyColumnUnique(t *testing.T) {
+	s := newServer(t)
+	db := openDB(t, s.MySQLAddr(), "", true)
+	mustExec(t, db, "CREATE DATABASE uk")
+	for _, mow := range []string{"true", "false"} {
+		tbl := "uk.u_" + mow
+		mustExec(t, db, fmt.Sprintf(`CREATE TABLE %s (a INT, v INT, s VARCHAR(5)) UNIQUE KEY(a) DISTRIBUTED BY HASH(a) BUCKETS 2
+			PROPERTIES ("replication_num" = "1", "enable_unique_key_merge_on_write" = "%s")`, tbl, mow))
+		mustExec(t, db, "INSERT INTO "+tbl+" VALUES (1, 1, 'x'), (2, 2, 'y'), (3, 3, 'z')")
+		mustExec(t, db, "INSERT INTO "+tbl+" VALUES (2, 20, 'yy')")
+		mustExec(t, db, "DELETE FROM "+tbl+" WHERE a = 3")
+		j := alterAndWait(t, db, "uk", "u_"+mow, "ALTER TABLE "+tbl+` ADD COLUMN b INT KEY DEFAULT "0" AFTER a`)
+		if j["State"] != "FINISHED" {
+			t.Fatalf("merge-on-write %s: job %v", mow, j)
+		}
+		wantJoined(t, queryStrings(t, db, "SELECT * FROM "+tbl+" ORDER BY a"), "1,0,1,x 2,0,20,yy")
+		mustExec(t, db, "INSERT INTO "+tbl+" VALUES (1, 0, 100, 'new'), (1, 5, 50, 'other')")
+		mustExec(t, db, "UPDATE "+tbl+" SET v = v + 1 WHERE a = 1")
+		wantJoined(t, queryStrings(t, db, "SELECT * FROM "+tbl+" ORDER BY a, b"), "1,0,101,new 1,5,51,other 2,0,20,yy")
+		var keys string
+		for _, r := range queryStrings(t, db, "DESC "+tbl) {
+			if r[3] == "true" {
+				keys += r[0]
+			}
+		}
+		if keys != "ab" {
+			t.Fatalf("merge-on-write %s: key columns %q, want a, b", mow, keys)
+		}
+	}
+}
