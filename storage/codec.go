@@ -247,9 +247,17 @@ func (z *zoneAcc) int(v int64) {
 
 func accInts[T int8 | int16 | int32 | int64](z *zoneAcc, vals []T, a arrow.Array, off int) {
 	if a.NullN() == 0 {
-		for _, v := range vals {
-			z.int(int64(v))
+		if len(vals) == 0 {
+			return
 		}
+		// Branch-free min/max in locals: a segment is 64k values per column.
+		lo, hi := vals[0], vals[0]
+		for _, v := range vals[1:] {
+			lo = min(lo, v)
+			hi = max(hi, v)
+		}
+		z.int(int64(lo))
+		z.int(int64(hi))
 		return
 	}
 	for i, v := range vals {
@@ -276,6 +284,49 @@ func accFloats[T float32 | float64](z *zoneAcc, vals []T, a arrow.Array, off int
 			z.fmax = f
 		}
 	}
+}
+
+// accStrings adds rows [lo, hi) of a. Most values fall strictly between
+// the bounds' 8-byte prefixes, which one integer compare each settles; only
+// the others are compared whole.
+func accStrings(z *zoneAcc, a *array.String, lo, hi int) {
+	var pmin, pmax uint64
+	if z.has {
+		pmin, pmax = strPrefix(z.smin), strPrefix(z.smax)
+	}
+	nulls := a.NullN() > 0
+	for i := lo; i < hi && !z.bad; i++ {
+		if nulls && !a.IsValid(i) {
+			continue
+		}
+		v := a.Value(i)
+		p := strPrefix(v)
+		switch {
+		case len(v) > maxZoneString:
+			z.bad = true
+		case !z.has:
+			z.smin, z.smax, z.has = v, v, true
+			pmin, pmax = p, p
+		case p > pmin && p < pmax:
+		case v < z.smin:
+			z.smin, pmin = v, p
+		case v > z.smax:
+			z.smax, pmax = v, p
+		}
+	}
+}
+
+// strPrefix is s's first 8 bytes, zero-padded, as a big-endian number:
+// strPrefix(a) > strPrefix(b) implies a > b.
+func strPrefix(s string) uint64 {
+	if len(s) >= 8 {
+		return binary.BigEndian.Uint64(unsafe.Slice(unsafe.StringData(s), 8))
+	}
+	var p uint64
+	for i := 0; i < len(s); i++ {
+		p |= uint64(s[i]) << (56 - 8*uint(i))
+	}
+	return p
 }
 
 func (z *zoneAcc) add(c chunk) {
@@ -332,22 +383,7 @@ func (z *zoneAcc) add(c chunk) {
 			}
 		}
 	case *array.String:
-		for i := lo; i < hi; i++ {
-			if !a.IsValid(i) {
-				continue
-			}
-			v := a.Value(i)
-			switch {
-			case len(v) > maxZoneString:
-				z.bad = true
-			case !z.has:
-				z.smin, z.smax, z.has = v, v, true
-			case v < z.smin:
-				z.smin = v
-			case v > z.smax:
-				z.smax = v
-			}
-		}
+		accStrings(z, a, lo, hi)
 	default:
 		z.bad = true
 	}

@@ -77,6 +77,17 @@ func (c *lru) put(k colKey, a arrow.Array) {
 	}
 }
 
+// drop removes k's entry, if any (readers keep their own references).
+func (c *lru) drop(k colKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[k]; ok {
+		c.ll.Remove(e)
+		delete(c.items, k)
+		c.used -= e.Value.(*lruEntry).size
+	}
+}
+
 func (c *lru) bytes() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -334,6 +334,18 @@ func (it *scanIter) readLive(seg segRef, cols []int) ([]arrow.Array, int, error)
 		for i, a := range arrs {
 			a.Retain() // the cache's reference
 			cc.put(keys[i], a)
+			// The column as stored, and as the conditions before the
+			// newest left it, are what only scans of older versions read
+			// now: dropping them keeps the cache holding one copy of the
+			// segment, not two that crowd out other columns.
+			raw := keys[i]
+			raw.del, raw.ndel = 0, 0
+			cc.drop(raw)
+			if n := len(seg.dels); n > 1 {
+				prev := keys[i]
+				prev.del, prev.ndel = seg.dels[n-2].version, int32(n-1)
+				cc.drop(prev)
+			}
 		}
 	}
 	return arrs, rows, err

@@ -397,6 +397,24 @@ func TestDeletedRowsCached(t *testing.T) {
 		t.Fatalf("first scan after the delete: %d rows, want 90", n)
 	}
 	first := evaluated.Load()
+	// One copy of the scanned column stays cached: its surviving rows, not
+	// also the column as stored (the condition's column v, read to
+	// evaluate it, stays as stored for the next miss).
+	cachedDels := func() map[Version]int {
+		cc := columnCache()
+		cc.mu.Lock()
+		defer cc.mu.Unlock()
+		out := map[Version]int{}
+		for k := range cc.items {
+			if k.store == s.id && k.tab == 1 && k.col == 0 {
+				out[k.del]++
+			}
+		}
+		return out
+	}
+	if got := cachedDels(); got[0] != 0 || got[3] == 0 {
+		t.Fatalf("cached columns of tablet 1 by delete version after the first scan: %v, want only version 3's", got)
+	}
 	hits, _ := s.ColumnCacheStats()
 	if n := count(3); n != 90 {
 		t.Fatalf("second scan: %d rows, want 90", n)
@@ -413,6 +431,9 @@ func TestDeletedRowsCached(t *testing.T) {
 	deleteAt(t, s, 1, 3, 4, cond(t, "v", "eq", 4))
 	if n := count(4); n != 80 {
 		t.Fatalf("after a second delete: %d rows, want 80", n)
+	}
+	if got := cachedDels(); got[0] != 0 || got[3] != 0 || got[4] == 0 {
+		t.Fatalf("cached columns of tablet 1 by delete version after the second delete: %v, want only version 4's", got)
 	}
 	if n := count(3); n != 90 {
 		t.Fatalf("at the first delete's version again: %d rows, want 90", n)

@@ -49,6 +49,10 @@ type ingester struct {
 	fs   vfs.FS
 	dir  string
 	opts sstable.WriterOptions
+	// bytesPerSync starts the kernel's writeback of a file being built
+	// every so many bytes (as Pebble does for its own sstables), so that
+	// the fsync at its close waits for the tail only, not the whole file.
+	bytesPerSync int
 }
 
 // initIngest prepares the sstable directory, dropping files a crash left
@@ -57,9 +61,10 @@ func (s *Store) initIngest(dir string, o Options) error {
 	po := pebbleOptions(o, 0)
 	po.EnsureDefaults()
 	s.ing = ingester{
-		fs:   po.FS,
-		dir:  filepath.Join(dir, ingestDirName),
-		opts: po.MakeWriterOptions(len(po.Levels)-1, s.db.TableFormat()),
+		fs:           po.FS,
+		dir:          filepath.Join(dir, ingestDirName),
+		opts:         po.MakeWriterOptions(len(po.Levels)-1, s.db.TableFormat()),
+		bytesPerSync: po.BytesPerSync,
 	}
 	// Every column value is a block of its own anyway; tiny blocks also
 	// give each segment's meta key, and the file's end key, blocks of
@@ -87,6 +92,7 @@ func (w *rowsetWriter) openSegFile() error {
 	if err != nil {
 		return err
 	}
+	f = vfs.NewSyncingFile(f, vfs.SyncingFileOptions{BytesPerSync: ing.bytesPerSync})
 	w.sst = &segFile{path: path, w: sstable.NewWriter(objstorageprovider.NewFileWritable(f), ing.opts)}
 	return nil
 }

@@ -28,7 +28,7 @@ func (in *instance) runTableSink(ctx context.Context, root op.Operator) (op.Tabl
 		return op.TableSinkStats{}, sqlerr.Assertf("table sink of fragment %d without a target or transaction", req.Fragment)
 	}
 	w := &replicaWriter{in: in, txn: req.Sink.Txn, schema: types.ArrowSchema(req.Sink.Table.Columns),
-		addrs: req.Sink.Replicas, streams: map[fragment.BackendID]*rpc.Loader{}}
+		addrs: req.Sink.Replicas, streams: map[fragment.BackendID]loadStream{}, partial: req.Sink.Table.Partial}
 	sink, err := op.NewTableSink(in.env, root, req.Sink.Table, req.Root.Output, w)
 	if err != nil {
 		return op.TableSinkStats{}, err
@@ -37,10 +37,18 @@ func (in *instance) runTableSink(ctx context.Context, root op.Operator) (op.Tabl
 	if p := req.Sink.Table.Partial; p != nil {
 		ctx = rpc.WithPartialUpdate(ctx, p) // the load streams' writes fill from existing rows
 	}
+	closed := false
+	defer func() {
+		if !closed { // a panic out of the sink: stop the streams' writers too
+			w.abort()
+		}
+	}()
 	if err := sink.Run(ctx); err != nil {
+		closed = true
 		w.abort()
 		return op.TableSinkStats{}, err
 	}
+	closed = true
 	w.close()
 	st := sink.Stats()
 	st.Failed = w.failures()
@@ -55,8 +63,9 @@ type replicaWriter struct {
 	txn     storage.TxnID
 	schema  *arrow.Schema
 	addrs   map[fragment.BackendID]string
+	partial *storage.PartialUpdate // the sink's partial column update, if any
 	mu      sync.Mutex
-	streams map[fragment.BackendID]*rpc.Loader
+	streams map[fragment.BackendID]loadStream
 	failed  map[fragment.BackendID]string
 }
 
@@ -78,13 +87,20 @@ func (w *replicaWriter) Write(ctx context.Context, be fragment.BackendID, tablet
 			w.fail(be, fmt.Sprintf("backend %d is not alive: cannot write its replicas", be))
 			return nil
 		}
-		cl, err := w.in.b.peer(addr)
-		if err == nil {
-			s, err = cl.Load(ctx, w.txn, w.schema)
-		}
-		if err != nil {
-			w.fail(be, fmt.Sprintf("load stream to backend %s: %v", addr, rpc.Cause(err)))
-			return nil
+		if addr == w.in.b.Addr() {
+			// This backend's own replica: straight into its store.
+			s = newLocalLoad(w.in.b.store, w.txn, w.partial)
+		} else {
+			cl, err := w.in.b.peer(addr)
+			var l *rpc.Loader
+			if err == nil {
+				l, err = cl.Load(ctx, w.txn, w.schema)
+			}
+			if err != nil {
+				w.fail(be, fmt.Sprintf("load stream to backend %s: %v", addr, rpc.Cause(err)))
+				return nil
+			}
+			s = l
 		}
 		w.mu.Lock()
 		w.streams[be] = s
