@@ -34,13 +34,6 @@ var (
 	viewQueriesFlag = flag.Int("difftest.viewqueries", defaultViewQueries, "generated queries over views (the 1be and cluster modes run a share)")
 )
 
-// defaultMutations and defaultViewQueries size the default run's write
-// path and view phases (about 20 s on 3 backends, see doc.go).
-const (
-	defaultMutations   = 30
-	defaultViewQueries = 150
-)
-
 // defaultQueries is the default run's query count per seed: enough to
 // generate every shape class (TestCoverage) within CI's time budget.
 const defaultQueries = 1000

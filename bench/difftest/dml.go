@@ -315,6 +315,13 @@ func (g *gen) mutQuery(t string) Query {
 	return g.finish(s)
 }
 
+// defaultMutations and defaultViewQueries size the default run's write
+// path and view phases (about 20 s on 3 backends, see doc.go).
+const (
+	defaultMutations   = 30
+	defaultViewQueries = 150
+)
+
 // mutationTexts are the default run's mutation and view texts (for
 // TestFunctionTable).
 func mutationTexts(seed int64) []string {

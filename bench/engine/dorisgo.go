@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/go-sql-driver/mysql" // the MySQL driver for dorisgo and gms
@@ -53,14 +54,33 @@ func BuildDorisgo(root, out string) error {
 	return cmd.Run()
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+// FreePort is a loopback port free now that this process has not handed
+// out before: the kernel may give a port just released to the next
+// request, and two processes started on one port (a soak's backends) make
+// the second fail.
+func FreePort() (int, error) {
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		p := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if !portsGiven[p] {
+			portsGiven[p] = true
+			return p, nil
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
+
+var (
+	portsMu    sync.Mutex
+	portsGiven = map[int]bool{}
+)
+
+func freePort() (int, error) { return FreePort() }
 
 func start(bin, logPath string, args ...string) (*exec.Cmd, error) {
 	log, err := os.Create(logPath)

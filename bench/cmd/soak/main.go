@@ -25,7 +25,6 @@ import (
 	"fmt"
 	"log"
 	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,8 +35,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dorisgo/dorisgo/bench/engine"
 	_ "github.com/go-sql-driver/mysql"
+
+	"github.com/dorisgo/dorisgo/bench/engine"
 )
 
 type config struct {
@@ -106,12 +106,11 @@ func (p *proc) kill() {
 }
 
 func freePort() int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := engine.FreePort()
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return p
 }
 
 // loadStats is what the loaders were told.
