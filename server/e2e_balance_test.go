@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -84,27 +83,6 @@ func TestE2EClusterBalance(t *testing.T) {
 		}
 		return out
 	}
-	loadStat := func() map[string]int {
-		out := map[string]int{}
-		for _, r := range queryStrings(t, db, "SHOW PROC '/cluster_balance/cluster_load_stat/location_default/HDD'") {
-			n, err := strconv.Atoi(r[6])
-			if err != nil {
-				t.Fatalf("ReplicaNum %q: %v", r[6], err)
-			}
-			out[r[0]] = n
-		}
-		return out
-	}
-	spread := func(m map[string]int) int {
-		lo, hi := -1, 0
-		for _, n := range m {
-			if lo < 0 || n < lo {
-				lo = n
-			}
-			hi = max(hi, n)
-		}
-		return hi - lo
-	}
 
 	mustExec(t, db, `ADMIN SET FRONTEND CONFIG ("disable_balance" = "true")`)
 	fresh := startBE(t, filepath.Join(t.TempDir(), "be-new"), false)
@@ -112,7 +90,7 @@ func TestE2EClusterBalance(t *testing.T) {
 	waitBackendsAlive(t, db, 4)
 	freshID := backendIDOf(t, db, fresh)
 	time.Sleep(1500 * time.Millisecond) // several scheduler rounds
-	if n := loadStat()[freshID]; n != 0 {
+	if n := clusterLoad(t, db)[freshID]; n != 0 {
 		t.Fatalf("with disable_balance the new backend got %d replicas", n)
 	}
 	if got := queryStrings(t, db, "SHOW PROC '/cluster_balance'"); len(got) < 7 || got[0][0] != "cluster_load_stat" || got[4][0] != "pending_tablets" {
@@ -145,15 +123,15 @@ func TestE2EClusterBalance(t *testing.T) {
 		if s := healthyShort(); len(s) > 0 && worst == nil {
 			worst = s
 		}
-		m := loadStat()
-		return len(m) == 4 && spread(m) <= 1 && m[freshID] > 0 && queryStrings(t, db, "SHOW PROC '/colocation_group'")[0][6] == "true" &&
+		m := clusterLoad(t, db)
+		return len(m) == 4 && loadSpread(m) <= 1 && m[freshID] > 0 && queryStrings(t, db, "SHOW PROC '/colocation_group'")[0][6] == "true" &&
 			queryStrings(t, db, "SHOW PROC '/cluster_balance'")[7][1] == "0"
 	})
 	took := time.Since(start)
 	stop.Store(true)
 	wg.Wait()
 	reads := rc.finish(t, "during the balance")
-	t.Logf("balanced in %v: %v; %d reads", took, loadStat(), reads)
+	t.Logf("balanced in %v: %v; %d reads", took, clusterLoad(t, db), reads)
 	if worst != nil {
 		t.Errorf("tablets short of healthy replicas during the balance: %v", worst)
 	}

@@ -518,3 +518,16 @@ func TestE2EFrontendsProcessList(t *testing.T) {
 		t.Fatalf("pu does not see its connection on the third frontend: %v", rows)
 	}
 }
+
+// On a frontend of its own, show_all_fe_connection adds the FE column,
+// naming it as SHOW FRONTENDS does.
+func TestE2EProcessListStandaloneFE(t *testing.T) {
+	s := newServer(t)
+	c := pinned(t, openDB(t, s.MySQLAddr(), "", true))
+	mustExec(t, c, "SET show_all_fe_connection = true")
+	fe := queryStrings(t, c, "SHOW FRONTENDS")[0][0]
+	rows := queryStrings(t, c, "SHOW PROCESSLIST")
+	if len(rows) == 0 || len(rows[0]) != 9 || rows[0][8] != fe {
+		t.Fatalf("SHOW PROCESSLIST with show_all_fe_connection on a frontend of its own: %v, want an FE column %s", rows, fe)
+	}
+}

@@ -293,14 +293,19 @@ func (s *Session) visibleSessions() []*Session {
 
 func (s *Session) showProcessList(ctx context.Context, w wire.ResultWriter) error {
 	cols := []wire.Column{intCol("Id"), strCol("User"), strCol("Host"), strCol("db"), strCol("Command"), intCol("Time"), strCol("State"), strCol("Info")}
-	all := s.srv.ha != nil && s.vars.get("show_all_fe_connection") == "true"
-	procs := s.srv.processRows(s.info.User, s.access().Global(catalog.WantAdmin))
+	// show_all_fe_connection: every frontend's, each named (a frontend of
+	// its own is the only one, named as in SHOW FRONTENDS).
+	all := s.vars.get("show_all_fe_connection") == "true"
+	admin := s.access().Global(catalog.WantAdmin)
+	procs := s.srv.processRows(s.info.User, admin)
 	if all {
 		cols = append(cols, strCol("FE"))
 		for i := range procs {
 			procs[i].FE = s.srv.feName()
 		}
-		more, err := s.srv.peerProcessRows(ctx, s.info.User, s.access().Global(catalog.WantAdmin))
+	}
+	if all && s.srv.ha != nil {
+		more, err := s.srv.peerProcessRows(ctx, s.info.User, admin)
 		if err != nil {
 			return err
 		}

@@ -36,7 +36,7 @@ type updateLock struct {
 
 // lock takes table t's UPDATE lock for owner, waiting at most wait; owner
 // already holding it gets it again (a transaction's second UPDATE of t).
-// The returned release is idempotent and nil-safe to call once per lock.
+// The returned release may be called more than once.
 func (u *updateLocks) lock(ctx context.Context, t *catalog.Table, db string, owner any, wait time.Duration) (func(), error) {
 	if u.concurrent.Load() {
 		return func() {}, nil

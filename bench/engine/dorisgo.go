@@ -80,8 +80,6 @@ var (
 	portsGiven = map[int]bool{}
 )
 
-func freePort() (int, error) { return FreePort() }
-
 func start(bin, logPath string, args ...string) (*exec.Cmd, error) {
 	log, err := os.Create(logPath)
 	if err != nil {
@@ -101,10 +99,10 @@ func start(bin, logPath string, args ...string) (*exec.Cmd, error) {
 func StartDorisgo(bin, dir string, backends int, cluster bool) (*Dorisgo, error) {
 	d := &Dorisgo{Backends: backends}
 	var err error
-	if d.mysqlPort, err = freePort(); err != nil {
+	if d.mysqlPort, err = FreePort(); err != nil {
 		return nil, err
 	}
-	if d.httpPort, err = freePort(); err != nil {
+	if d.httpPort, err = FreePort(); err != nil {
 		return nil, err
 	}
 	common := []string{"--mysql-port", strconv.Itoa(d.mysqlPort), "--http-port", strconv.Itoa(d.httpPort)}
@@ -116,7 +114,7 @@ func StartDorisgo(bin, dir string, backends int, cluster bool) (*Dorisgo, error)
 		}
 		d.procs = append(d.procs, fe)
 		for i := 0; i < backends; i++ {
-			p, err := freePort()
+			p, err := FreePort()
 			if err != nil {
 				d.Close()
 				return nil, err

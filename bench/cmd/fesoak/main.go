@@ -32,11 +32,12 @@ import (
 	"log"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/dorisgo/dorisgo/bench/engine"
 )
 
 type config struct {
@@ -79,10 +80,7 @@ func run(c config) error {
 	rng := rand.New(rand.NewPCG(c.seed, 0))
 	log.Printf("seed %d, 3 frontends, 3 backends, logs in %s", c.seed, c.dir)
 	bin := c.dir + "/dorisgo"
-	build := exec.Command("go", "build", "-o", bin, "./cmd/dorisgo")
-	build.Dir = ".."
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	if err := engine.BuildDorisgo("..", bin); err != nil {
 		return fmt.Errorf("build: %w (run from the bench directory)", err)
 	}
 	cl, err := startCluster(bin, c.dir)
