@@ -46,7 +46,7 @@ type Column struct {
 // deletes the row's key (Doris's Column.DELETE_SIGN).
 const DeleteSignColumn = "__DORIS_DELETE_SIGN__"
 
-// VersionColumn is the hidden column of merge-on-write UNIQUE KEY tables
+// VersionColumn is the hidden column of UNIQUE KEY tables
 // that reads as the version each row was written at (Doris's
 // Column.VERSION_COL, enable_hidden_version_column_by_default). Loads store
 // 0 in it; the backend reads a stored 0 as the version of the rowset the

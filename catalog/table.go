@@ -202,12 +202,13 @@ func buildTable(db DBID, spec *TableSpec) (*Table, []PartitionSpec, error) {
 		// Doris's batch delete column (enable_batch_delete_by_default).
 		zero := "0"
 		t.Columns = append(t.Columns, Column{Column: types.Column{Name: DeleteSignColumn, Type: types.TinyIntT}, Default: &zero, Hidden: true})
-		if t.MergeOnWrite() {
-			if seen[strings.ToLower(VersionColumn)] {
-				return nil, nil, sqlerr.DupFieldName.New(VersionColumn)
-			}
-			t.Columns = append(t.Columns, Column{Column: types.Column{Name: VersionColumn, Type: types.BigIntT}, Default: &zero, Hidden: true})
+		// Doris's enable_hidden_version_column_by_default: merge-on-write
+		// and merge-on-read alike (on the latter it is merged as REPLACE,
+		// so a key reads the version of its winning row).
+		if seen[strings.ToLower(VersionColumn)] {
+			return nil, nil, sqlerr.DupFieldName.New(VersionColumn)
 		}
+		t.Columns = append(t.Columns, Column{Column: types.Column{Name: VersionColumn, Type: types.BigIntT}, Default: &zero, Hidden: true})
 	}
 	assignColumnIDs(t)
 	return t, spec.Partitions, nil

@@ -14,8 +14,8 @@ import (
 // was written at (an INSERT, an UPDATE's rewrite, a DELETE's deleting row
 // each take the next version, as in Doris's docs, where a table's first
 // load is version 2). The versions survive background compaction and a
-// restart. Writes that name it are refused; DUPLICATE and merge-on-read
-// tables have no such column.
+// restart. Writes that name it are refused; DUPLICATE tables have no such
+// column.
 func TestE2EVersionColumn(t *testing.T) {
 	dir := t.TempDir()
 	s := startServer(t, dir)
@@ -97,12 +97,52 @@ func TestE2EVersionColumn(t *testing.T) {
 	}
 	wantJoined(t, queryStrings(t, db, "SELECT count(*) FROM u WHERE k IN (7, 8)"), "0")
 
-	// Only merge-on-write UNIQUE tables have it.
+	// DUPLICATE tables have none.
 	mustExec(t, db, `CREATE TABLE d (k INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1 PROPERTIES ("replication_num" = "1")`)
-	mustExec(t, db, `CREATE TABLE m (k INT, v INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1
+	_, err = db.Exec("SELECT __DORIS_VERSION_COL__ FROM d")
+	wantCode(t, err, 1054, "version column of a DUPLICATE table")
+}
+
+// TestE2EVersionColumnMergeOnRead: a merge-on-read UNIQUE KEY table has the
+// version column too (Doris adds it to every UNIQUE KEY table, merged as
+// REPLACE): a key reads the version of the row that wins the merge, before
+// and after compaction folds its versions, and after a restart.
+func TestE2EVersionColumnMergeOnRead(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, dir)
+	db := openDB(t, s.MySQLAddr(), "", true)
+	mustExec(t, db, "CREATE DATABASE vcm")
+	db = openDB(t, s.MySQLAddr(), "vcm", true)
+	mustExec(t, db, `CREATE TABLE m (k INT, v VARCHAR(8)) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1
 		PROPERTIES ("replication_num" = "1", "enable_unique_key_merge_on_write" = "false")`)
-	for _, tbl := range []string{"d", "m"} {
-		_, err := db.Exec("SELECT __DORIS_VERSION_COL__ FROM " + tbl)
-		wantCode(t, err, 1054, "version column of "+tbl)
+	mustExec(t, db, "INSERT INTO m VALUES (1,'a'),(2,'b')") // version 2
+	mustExec(t, db, "INSERT INTO m VALUES (2,'B')")         // 3
+	mustExec(t, db, "INSERT INTO m VALUES (3,'c')")         // 4
+	want := "1,a,2 2,B,3 3,c,4"
+	wantJoined(t, queryStrings(t, db, "SELECT k, v, __DORIS_VERSION_COL__ FROM m ORDER BY k"), want)
+	wantJoined(t, queryStrings(t, db, "SELECT k FROM m WHERE __DORIS_VERSION_COL__ = 3"), "2")
+	wantJoined(t, queryStrings(t, db, "SELECT * FROM m ORDER BY k"), "1,a 2,B 3,c")
+
+	// Ten more versions of key 2: compaction merges them, and the key keeps
+	// the version of its last write.
+	for i := 0; i < 10; i++ {
+		mustExec(t, db, fmt.Sprintf("INSERT INTO m VALUES (2, 'x%d')", i)) // versions 5..14
+	}
+	want = "1,a,2 2,x9,14 3,c,4"
+	waitFor(t, 30*time.Second, "compaction of m", func() bool {
+		rows := queryStrings(t, db, "SHOW TABLETS FROM m")
+		n, _ := strconv.Atoi(rows[0][14]) // VersionCount
+		return n > 0 && n <= 8
+	})
+	wantJoined(t, queryStrings(t, db, "SELECT k, v, __DORIS_VERSION_COL__ FROM m ORDER BY k"), want)
+	s.Close()
+	s = startServer(t, dir)
+	defer s.Close()
+	db = openDB(t, s.MySQLAddr(), "vcm", true)
+	wantJoined(t, queryStrings(t, db, "SELECT k, v, __DORIS_VERSION_COL__ FROM m ORDER BY k"), want)
+
+	_, err := db.Exec("INSERT INTO m (k, v, __DORIS_VERSION_COL__) VALUES (7, 'x', 99)")
+	if err == nil || !strings.Contains(err.Error(), "__DORIS_VERSION_COL__ of table m holds the version each row is written at") {
+		t.Fatalf("insert naming the version column: %v", err)
 	}
 }
