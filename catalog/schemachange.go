@@ -17,18 +17,17 @@ import (
 // backends); the coordinator converts the old tablets' rows into them in
 // the background and CommitSchemaChange swaps them in with one catalog
 // write, the change's commit point. Until then the table is untouched, so
-// a kill -9 leaves the old table (Recover cancels the interrupted job and
-// its shadow tablets are orphans) or, after it, the new one.
+// a kill -9 leaves the old table (the next master converts the interrupted
+// job again from the start) or, after it, the new one.
 
 // AlterJobState is a schema change job's state (Doris's JobState).
 type AlterJobState string
 
 const (
-	AlterPending    AlterJobState = "PENDING"
-	AlterWaitingTxn AlterJobState = "WAITING_TXN"
-	AlterRunning    AlterJobState = "RUNNING"
-	AlterFinished   AlterJobState = "FINISHED"
-	AlterCancelled  AlterJobState = "CANCELLED"
+	AlterPending   AlterJobState = "PENDING"
+	AlterRunning   AlterJobState = "RUNNING"
+	AlterFinished  AlterJobState = "FINISHED"
+	AlterCancelled AlterJobState = "CANCELLED"
 )
 
 // Done reports a final state.

@@ -70,7 +70,7 @@ type TabletSchema struct {
 	// column (0: none): compaction from the first rowset drops the rows
 	// whose sign is 1, as nothing older is left for them to delete.
 	DeleteSign int `json:"delete_sign,omitempty"`
-	// VersionCol is 1 + the position of the merge-on-write table's
+	// VersionCol is 1 + the position of the UNIQUE KEY table's
 	// version column (0: none): a scan reads its stored 0 as the version
 	// of the row's rowset (versioncol.go).
 	VersionCol int `json:"version_col,omitempty"`

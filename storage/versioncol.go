@@ -6,7 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// The version column of a merge-on-write table (TabletSchema.VersionCol,
+// The version column of a UNIQUE KEY table (TabletSchema.VersionCol,
 // Doris's __DORIS_VERSION_COL__) holds the version each row was written
 // at. A load cannot know its version before it publishes, so it stores 0,
 // and a read of a stored 0 yields the version of the rowset the row is in

@@ -81,6 +81,16 @@ func (b *Binder) wrapApplies(plan logical.Node, applies []*logical.Apply) logica
 	return plan
 }
 
+// windowApply plans WHERE's one subquery, a scalar aggregate over the
+// outer query's tables, as a window over the outer rows (aggToWindow):
+// the node replacing the Apply and the conjuncts over it, or nil.
+func (b *Binder) windowApply(plan logical.Node, applies []*logical.Apply, conds []expr.Expr) (logical.Node, []expr.Expr) {
+	if len(applies) != 1 {
+		return nil, nil
+	}
+	return b.aggToWindow(plan, applies[0], conds)
+}
+
 // bindWhere binds WHERE over plan. Top-level conjuncts `x [NOT] IN (q)` and
 // `[NOT] EXISTS (q)` with an uncorrelated q become semi, anti or null-aware
 // anti joins; other subqueries become Apply nodes under the filter.
@@ -110,7 +120,11 @@ func (b *Binder) bindWhere(plan logical.Node, e sqlparser.Expr, s *scope) (logic
 		}
 		conds = append(conds, splitAnd(condition(x))...)
 	}
-	plan = b.wrapApplies(plan, applies)
+	if w, above := b.windowApply(plan, applies, conds); w != nil {
+		plan, conds = w, above
+	} else {
+		plan = b.wrapApplies(plan, applies)
+	}
 	if len(conds) > 0 {
 		plan = &logical.Filter{Input: plan, Conds: conds}
 	}
