@@ -22,6 +22,9 @@ func (c *Catalog) ReserveOverwrite(db, name string, names []string) (t *Table, o
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if c.runningAlterLocked(t.ID) != nil {
+		return nil, nil, nil, errNotNormal(t.Name, "INSERT OVERWRITE")
+	}
 	if len(names) == 0 {
 		old = append(old, t.Partitions...)
 	} else {
@@ -70,8 +73,11 @@ const OverwriteVersion storage.Version = 2
 // its new one (replace: old id → new partition from ReserveOverwrite),
 // readable at once. Readers see the old partitions or the new ones, never
 // a mix. It fails, changing nothing, when a partition to replace is gone
-// (the table was dropped, truncated or overwritten meanwhile).
-func (c *Catalog) CommitOverwrite(txn storage.TxnID, table TableID, replace map[PartitionID]*Partition, rows, bytes map[storage.TabletID]int64) (*Table, error) {
+// (the table was dropped, truncated or overwritten meanwhile), or when the
+// table's schema is no longer schemaVersion, the one the new tablets were
+// written in (a schema change began or finished meanwhile: it keeps
+// partition ids, so the new tablets would join a table of another schema).
+func (c *Catalog) CommitOverwrite(txn storage.TxnID, table TableID, schemaVersion int64, replace map[PartitionID]*Partition, rows, bytes map[storage.TabletID]int64) (*Table, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old, ok := c.txns[txn]
@@ -84,6 +90,9 @@ func (c *Catalog) CommitOverwrite(txn storage.TxnID, table TableID, replace map[
 	cur := c.tables[table]
 	if cur == nil {
 		return nil, sqlerr.Doris.New(fmt.Sprintf("table %d of transaction [%d] does not exist", table, txn))
+	}
+	if cur.SchemaVersion != schemaVersion || c.runningAlterLocked(table) != nil {
+		return nil, sqlerr.Doris.New(fmt.Sprintf("the schema of table %s changed while it was being overwritten; the overwrite is not committed, retry it", cur.Name))
 	}
 	t := cur.clone()
 	tx := old.clone()

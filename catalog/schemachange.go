@@ -82,8 +82,13 @@ const AlterTableTimeout = 30 * 24 * time.Hour
 
 // ErrTableNotNormal is Doris's answer to an ALTER of a table under a
 // schema change job.
-func ErrTableNotNormal(table string) error {
-	return sqlerr.Doris.New(fmt.Sprintf("Table[%s]'s state(SCHEMA_CHANGE) is not NORMAL. Do not allow doing ALTER ops", table))
+func ErrTableNotNormal(table string) error { return errNotNormal(table, "ALTER ops") }
+
+// errNotNormal refuses operation op on a table under a schema change job:
+// what it would write (new partitions, tablets of the old schema) the
+// job's swap would not carry over.
+func errNotNormal(table, op string) error {
+	return sqlerr.Doris.New(fmt.Sprintf("Table[%s]'s state(SCHEMA_CHANGE) is not NORMAL. Do not allow doing %s", table, op))
 }
 
 // tabletReplaced answers the commit of a load that wrote a tablet its

@@ -393,6 +393,10 @@ func (c *Catalog) TruncateTable(db, name string, create func(*Table) error) (old
 		c.mu.Unlock()
 		return nil, nil, err
 	}
+	if c.runningAlterLocked(old.ID) != nil {
+		c.mu.Unlock()
+		return nil, nil, errNotNormal(old.Name, "TRUNCATE")
+	}
 	var pl *placer
 	if g, ok := c.groupLocked(old.DBID, old.ColocateGroup); ok && old.ColocateGroup != "" {
 		pl = fixedPlacer(g.BucketSeq)

@@ -145,6 +145,11 @@ func (s *Session) insertOverwrite(ctx context.Context, st *parser.Vitess, n *sql
 	if err != nil {
 		return err
 	}
+	if t.SchemaVersion != ins.Table.SchemaVersion {
+		// An ALTER came between binding and reserving: the columns bound
+		// are not the new tablets' (their ids are orphans, never used).
+		return sqlerr.Doris.New("the schema of table " + t.Name + " changed while the overwrite was being planned; retry it")
+	}
 	d, err := physical.PlanInsert(s.plannerContext(st.Hints), ins.Source, physical.InsertTarget{DB: ins.DB, Table: t, Overwrite: true})
 	if err != nil {
 		return err

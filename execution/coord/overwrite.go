@@ -31,7 +31,11 @@ type OverwriteJob struct {
 // old data and orphan new tablets; after it the new data is the table's.
 func (c *Coordinator) Overwrite(ctx context.Context, job OverwriteJob) (*LoadResult, error) {
 	t := job.Table
-	fresh := &catalog.Table{ID: t.ID, Name: t.Name, Columns: t.Columns, Keys: t.Keys, NumKeys: t.NumKeys, Partitions: job.Fresh}
+	// The new tablets take the whole table header: its schema version,
+	// merge-on-write and every other property that shapes a tablet.
+	header := *t
+	fresh := &header
+	fresh.Partitions = job.Fresh
 	if err := c.CreateTablets(ctx, fresh); err != nil {
 		c.DropTablets(context.Background(), fresh)
 		return nil, err
@@ -95,7 +99,7 @@ func (c *Coordinator) overwrite(l *loader, job OverwriteJob) (*LoadResult, error
 		replace[p.ID] = job.Fresh[i]
 	}
 	// The commit point.
-	if _, err := c.cat.CommitOverwrite(l.txn, job.Table.ID, replace, pr.rows, pr.bytes); err != nil {
+	if _, err := c.cat.CommitOverwrite(l.txn, job.Table.ID, job.Table.SchemaVersion, replace, pr.rows, pr.bytes); err != nil {
 		return nil, err
 	}
 	l.committed = true
