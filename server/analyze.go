@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/dorisgo/dorisgo/catalog"
-	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/execution/op/aggregate"
 	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
@@ -218,7 +218,7 @@ func (srv *Server) collect(ctx context.Context, j *analyzeJob, id catalog.TableI
 	return srv.cat.SetStatistics(id, rows, j.JobType, out)
 }
 
-func columnStatistic(s op.ColumnSummary, method, trigger string, now time.Time) *catalog.ColumnStatistic {
+func columnStatistic(s aggregate.ColumnSummary, method, trigger string, now time.Time) *catalog.ColumnStatistic {
 	cs := &catalog.ColumnStatistic{Count: s.Rows, NDV: s.NDV, NumNull: s.Nulls, DataSize: s.Bytes,
 		Min: s.Min, Max: s.Max, Method: method, Trigger: trigger, Updated: now}
 	if s.Rows > 0 {

@@ -35,7 +35,7 @@ type stmtResult struct {
 	rows      atomic.Int64 // rows returned or affected
 	resultSet atomic.Bool  // it sent a result set (Doris's state EOF, else OK)
 	// scanRows and scanBytes are what its scans read from storage
-	// (op.OpStats.ScanRows, ScanBytes), summed over its queries.
+	// (build.OpStats.ScanRows, ScanBytes), summed over its queries.
 	scanRows, scanBytes atomic.Int64
 	// task is the statement's Task Type (QUERY, LOAD or ""), set before
 	// it runs; profile is what it ran (Session.keepProfile).

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dorisgo/dorisgo/execution/coord"
 	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/execution/op/build"
 
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
@@ -136,7 +137,7 @@ func profileLines(p *planned, root op.Operator, rows int64, elapsed time.Duratio
 		spill               op.SpillStats
 	}
 	ops := map[fragment.NodeID]*agg{}
-	add := func(stats []op.OpStats) {
+	add := func(stats []build.OpStats) {
 		for _, o := range stats {
 			a := ops[o.Node]
 			if a == nil {

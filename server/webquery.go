@@ -8,6 +8,8 @@ import (
 
 	"github.com/dorisgo/dorisgo/execution/coord"
 	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/execution/op/build"
+	"github.com/dorisgo/dorisgo/execution/op/exchange"
 	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/planner/physical"
 	"github.com/dorisgo/dorisgo/server/webui"
@@ -57,7 +59,7 @@ func queryFragments(g *physical.Graph, pr *coord.Profile) []webui.Fragment {
 		instances          int
 	}
 	ops := map[int]*opAgg{}
-	addOps := func(stats []op.OpStats) {
+	addOps := func(stats []build.OpStats) {
 		for _, o := range stats {
 			a := ops[int(o.Node)]
 			if a == nil {
@@ -72,7 +74,7 @@ func queryFragments(g *physical.Graph, pr *coord.Profile) []webui.Fragment {
 	}
 	addOps(pr.Root)
 	// What the receivers got: fragment 0's live, the others' as reported.
-	recv := map[int]op.ExchangeStats{}
+	recv := map[int]exchange.ExchangeStats{}
 	for id, x := range pr.RootExchanges {
 		r := recv[int(id)]
 		r.Add(x)

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/execution/op/exchange"
 	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
@@ -110,9 +110,9 @@ func (b *Backend) adaptDecide(r rpc.AdaptDecideReq) {
 }
 
 // sinkAdapt is the adaptive part of instance in's exchange sink.
-func (in *instance) sinkAdapt(a *rpc.AdaptSink) *op.SinkAdapt {
+func (in *instance) sinkAdapt(a *rpc.AdaptSink) *exchange.SinkAdapt {
 	b, q, x, sender := in.b, in.req.QueryID, in.req.Sink.ExchangeID, in.req.Instance
-	return &op.SinkAdapt{Build: a.Build, MaxRows: a.MaxRows, MaxBytes: a.MaxBytes, Local: a.Local, SkewShare: a.SkewShare,
+	return &exchange.SinkAdapt{Build: a.Build, MaxRows: a.MaxRows, MaxBytes: a.MaxBytes, Local: a.Local, SkewShare: a.SkewShare,
 		Measured: func(rows, bytes int64, over bool, keys map[uint64]int64) {
 			b.mu.Lock()
 			defer b.mu.Unlock()

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"io"
 
-	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/execution/op/aggregate"
 	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/storage"
 )
@@ -13,18 +13,18 @@ import (
 // columnStats scans each requested tablet at its version (merged, as a
 // query reads it) and collects ANALYZE's statistics of the columns.
 func (b *Backend) columnStats(ctx context.Context, r rpc.ColumnStatsReq) (rpc.ColumnStatsResp, error) {
-	out := rpc.ColumnStatsResp{Stats: map[storage.TabletID][]op.ColumnPartial{}}
+	out := rpc.ColumnStatsResp{Stats: map[storage.TabletID][]aggregate.ColumnPartial{}}
 	for tab, v := range r.Versions {
 		sc, err := b.store.Schema(tab)
 		if err != nil {
 			return out, err
 		}
-		cs := make([]*op.ColumnCollector, len(r.Columns))
+		cs := make([]*aggregate.ColumnCollector, len(r.Columns))
 		for i, c := range r.Columns {
 			if c < 0 || c >= len(sc.Columns) {
 				return out, errors.New("column_stats: column out of range")
 			}
-			cs[i] = op.NewColumnCollector(sc.Columns[c].Type, r.Rate, uint64(tab))
+			cs[i] = aggregate.NewColumnCollector(sc.Columns[c].Type, r.Rate, uint64(tab))
 		}
 		it, err := b.store.Scan(ctx, storage.ScanRequest{Tablet: tab, Version: v, Columns: r.Columns})
 		if err != nil {
@@ -45,7 +45,7 @@ func (b *Backend) columnStats(ctx context.Context, r rpc.ColumnStatsReq) (rpc.Co
 			rec.Release()
 		}
 		it.Close()
-		ps := make([]op.ColumnPartial, len(cs))
+		ps := make([]aggregate.ColumnPartial, len(cs))
 		for i, c := range cs {
 			ps[i] = c.Partial()
 			ps[i].Prepare()

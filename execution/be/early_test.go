@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/execution/op/exchange"
 	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/types"
@@ -113,7 +113,7 @@ func TestEarlyStreamWaitsForReceiver(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if err := p.Send(ctx, rec); err != nil && !errors.Is(err, op.ErrReceiverClosed) {
+		if err := p.Send(ctx, rec); err != nil && !errors.Is(err, exchange.ErrReceiverClosed) {
 			return err
 		}
 		return p.Close(ctx)

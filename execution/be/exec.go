@@ -14,6 +14,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/execution/op/build"
+	"github.com/dorisgo/dorisgo/execution/op/exchange"
+	"github.com/dorisgo/dorisgo/execution/op/join"
+	"github.com/dorisgo/dorisgo/execution/op/scan"
 	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/expr"
@@ -36,8 +40,8 @@ type outboxKey struct {
 // queryState is what a backend holds for one query.
 type queryState struct {
 	cancels  map[*context.CancelFunc]struct{}
-	inboxes  map[inboxKey]*op.Inbox
-	outboxes map[outboxKey]*op.Inbox
+	inboxes  map[inboxKey]*exchange.Inbox
+	outboxes map[outboxKey]*exchange.Inbox
 	// expected is how many instances of the query the FE starts on this
 	// backend and registered how many of them did: the FE starts every
 	// fragment at once, so a stream can reach an inbox that does not exist
@@ -52,15 +56,15 @@ type queryState struct {
 
 // liveInstance is a running instance's counters and start.
 type liveInstance struct {
-	prof  *op.Profile
+	prof  *build.Profile
 	start time.Time
 }
 
 func (b *Backend) query(q string) *queryState {
 	s := b.queries[q]
 	if s == nil {
-		s = &queryState{cancels: map[*context.CancelFunc]struct{}{}, inboxes: map[inboxKey]*op.Inbox{},
-			outboxes: map[outboxKey]*op.Inbox{}, running: map[*instance]liveInstance{}}
+		s = &queryState{cancels: map[*context.CancelFunc]struct{}{}, inboxes: map[inboxKey]*exchange.Inbox{},
+			outboxes: map[outboxKey]*exchange.Inbox{}, running: map[*instance]liveInstance{}}
 		b.queries[q] = s
 	}
 	return s
@@ -110,13 +114,13 @@ func (b *Backend) notifyLocked() {
 
 // inbox returns the inbox of id, waiting while its instance has not
 // registered yet; nil means the receiver is done (or the query ended).
-func (b *Backend) inbox(ctx context.Context, id rpc.StreamID) (*op.Inbox, error) {
+func (b *Backend) inbox(ctx context.Context, id rpc.StreamID) (*exchange.Inbox, error) {
 	key := inboxKey{id.Exchange, id.Receiver}
 	for early := false; ; early = true {
 		b.mu.Lock()
 		s := b.queries[id.QueryID]
 		_, ended := b.ended[id.QueryID]
-		var ib *op.Inbox
+		var ib *exchange.Inbox
 		if s != nil {
 			ib = s.inboxes[key]
 		}
@@ -193,12 +197,12 @@ func (b *Backend) queryStatus(q string) rpc.QueryStatusResp {
 	}
 	for in, l := range s.running {
 		rep := rpc.InstanceReport{Fragment: in.req.Fragment, Instance: in.req.Instance, Backend: b.Addr(),
-			Operators: l.prof.Stats(), WallNs: int64(time.Since(l.start)), Exchanges: map[fragment.NodeID]op.ExchangeStats{}}
+			Operators: l.prof.Stats(), WallNs: int64(time.Since(l.start)), Exchanges: map[fragment.NodeID]exchange.ExchangeStats{}}
 		for id, ib := range in.inboxes {
 			rep.Exchanges[id] = ib.Stats()
 		}
 		if ts := in.sink.Load(); ts != nil {
-			rep.Table = &op.TableSinkStats{Rows: ts.Written()}
+			rep.Table = &scan.TableSinkStats{Rows: ts.Written()}
 		}
 		if xs := in.xsink.Load(); xs != nil {
 			rep.Sink, rep.AdaptMode = xs.Stats(), xs.Mode()
@@ -209,7 +213,7 @@ func (b *Backend) queryStatus(q string) rpc.QueryStatusResp {
 }
 
 // live makes a built instance's counters visible to query_status until it ends.
-func (in *instance) live(prof *op.Profile, start time.Time) (end func()) {
+func (in *instance) live(prof *build.Profile, start time.Time) (end func()) {
 	b := in.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -245,12 +249,12 @@ type instance struct {
 	b       *Backend
 	req     *rpc.ExecFragmentReq
 	env     *op.Env
-	inboxes map[fragment.NodeID]*op.Inbox
-	outs    []op.Outlet
+	inboxes map[fragment.NodeID]*exchange.Inbox
+	outs    []exchange.Outlet
 	// sink is the running table sink, whose rows so far query_status
 	// reports (a load's progress); xsink the running exchange sink.
-	sink  atomic.Pointer[op.TableSink]
-	xsink atomic.Pointer[op.ExchangeSink]
+	sink  atomic.Pointer[scan.TableSink]
+	xsink atomic.Pointer[exchange.ExchangeSink]
 }
 
 // execFragment runs one instance for the whole of the exec_fragment call.
@@ -262,7 +266,7 @@ func (b *Backend) execFragment(body []byte, stream flight.FlightService_DoAction
 	start := time.Now()
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
-	in := &instance{b: b, req: req, inboxes: map[fragment.NodeID]*op.Inbox{}}
+	in := &instance{b: b, req: req, inboxes: map[fragment.NodeID]*exchange.Inbox{}}
 	// Sets: a long IN list becomes a hash set once per instance, not per batch.
 	in.env = &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: time.UnixMicro(req.NowMicro), Sets: &expr.InSets{}, Ctx: ctx, Warn: &expr.Warnings{}},
 		Tracker: op.NewMemTracker(req.MemLimit)}
@@ -286,7 +290,7 @@ func (b *Backend) execFragment(body []byte, stream flight.FlightService_DoAction
 			switch o := o.(type) {
 			case *rpc.Pusher:
 				o.Abort()
-			case op.InboxOutlet:
+			case exchange.InboxOutlet:
 				o.In.Fail(err)
 			case *localOutlet:
 				o.abort(err)
@@ -323,16 +327,16 @@ func (in *instance) register(cancel *context.CancelFunc) error {
 		if n == nil || n.Kind != fragment.KindExchange {
 			return sqlerr.Assertf("exchange %d is not a node of fragment %d", id, req.Fragment)
 		}
-		ib := op.NewInbox(types.ArrowSchema(n.Output), x.Senders, req.Budget)
+		ib := exchange.NewInbox(types.ArrowSchema(n.Output), x.Senders, req.Budget)
 		in.inboxes[id] = ib
 		s.inboxes[inboxKey{id, req.Instance}] = ib
 	}
-	in.outs = make([]op.Outlet, len(req.Sink.Receivers))
+	in.outs = make([]exchange.Outlet, len(req.Sink.Receivers))
 	for i, d := range req.Sink.Receivers {
 		if d.Pull {
-			ob := op.NewInbox(types.ArrowSchema(req.Root.Output), 1, req.Budget)
+			ob := exchange.NewInbox(types.ArrowSchema(req.Root.Output), 1, req.Budget)
 			s.outboxes[outboxKey{req.Sink.ExchangeID, req.Instance}] = ob
-			in.outs[i] = op.InboxOutlet{In: ob}
+			in.outs[i] = exchange.InboxOutlet{In: ob}
 		}
 	}
 	return nil
@@ -378,20 +382,20 @@ func (in *instance) run(ctx context.Context) (_ *rpc.InstanceReport, err error) 
 		}
 		in.outs[i] = p
 	}
-	src := &op.Sources{Store: in.b.store, Tablets: req.Tablets, Exchange: func(n *fragment.Node) (op.Operator, error) {
+	src := &build.Sources{Store: in.b.store, Tablets: req.Tablets, Exchange: func(n *fragment.Node) (op.Operator, error) {
 		ib := in.inboxes[n.ID]
 		if ib == nil {
 			return nil, sqlerr.Assertf("exchange %d of fragment %d has no senders", n.ID, req.Fragment)
 		}
-		return op.ExchangeSource(in.env, ib, n, req.Exchanges[n.ID].MergeKeys), nil
-	}, Filters: op.NewRuntimeFilters(), BatchRows: req.BatchRows}
+		return build.ExchangeSource(in.env, ib, n, req.Exchanges[n.ID].MergeKeys), nil
+	}, Filters: join.NewRuntimeFilters(), BatchRows: req.BatchRows}
 	root, prof, tasks, err := in.build(src)
 	if err != nil {
 		return nil, err
 	}
 	defer in.live(prof, time.Now())()
 	rep := &rpc.InstanceReport{Fragment: req.Fragment, Instance: req.Instance, Backend: in.b.Addr(),
-		Exchanges: map[fragment.NodeID]op.ExchangeStats{}, Tasks: tasks}
+		Exchanges: map[fragment.NodeID]exchange.ExchangeStats{}, Tasks: tasks}
 	if req.Sink.Kind == fragment.TableSinkKind {
 		st, err := in.runTableSink(ctx, root)
 		root.Close()
@@ -400,9 +404,9 @@ func (in *instance) run(ctx context.Context) (_ *rpc.InstanceReport, err error) 
 		}
 		rep.Table = &st
 	} else {
-		spec := op.SinkSpec{Kind: req.Sink.Kind, Keys: fragment.Unwrap(req.Sink.Keys), Buckets: req.Sink.Buckets,
+		spec := exchange.SinkSpec{Kind: req.Sink.Kind, Keys: fragment.Unwrap(req.Sink.Keys), Buckets: req.Sink.Buckets,
 			BucketOwner: req.Sink.BucketOwner}
-		sink := op.NewExchangeSink(in.env, root, spec, in.outs)
+		sink := exchange.NewExchangeSink(in.env, root, spec, in.outs)
 		if req.Sink.Adapt != nil {
 			sink.Adapt(in.sinkAdapt(req.Sink.Adapt))
 		}
@@ -424,23 +428,23 @@ func (in *instance) run(ctx context.Context) (_ *rpc.InstanceReport, err error) 
 
 // build builds the instance's operators: as pipeline tasks merged into
 // the one sink when the plan asks for tasks and allows them, else as one.
-func (in *instance) build(src *op.Sources) (op.Operator, *op.Profile, int, error) {
+func (in *instance) build(src *build.Sources) (op.Operator, *build.Profile, int, error) {
 	req := in.req
 	if req.Tasks > 1 {
-		tp := op.TaskPlan{Tasks: req.Tasks, Instances: max(req.Instances, 1), Budget: req.Budget, Exchange: in.exchangeTasks}
-		roots, prof, err := op.BuildTasks(in.env, req.Root, src, tp)
+		tp := build.TaskPlan{Tasks: req.Tasks, Instances: max(req.Instances, 1), Budget: req.Budget, Exchange: in.exchangeTasks}
+		roots, prof, err := build.BuildTasks(in.env, req.Root, src, tp)
 		if err == nil {
-			root, err := op.Union(in.env, roots, req.Budget)
+			root, err := exchange.Union(in.env, roots, req.Budget)
 			if err != nil {
 				return nil, nil, 0, err
 			}
 			return root, prof, req.Tasks, nil
 		}
-		if !errors.Is(err, op.ErrSerial) {
+		if !errors.Is(err, build.ErrSerial) {
 			return nil, nil, 0, err
 		}
 	}
-	root, prof, err := op.BuildProfiled(in.env, req.Root, src)
+	root, prof, err := build.BuildProfiled(in.env, req.Root, src)
 	return root, prof, 1, err
 }
 
@@ -455,18 +459,18 @@ func (in *instance) exchangeTasks(n *fragment.Node, tasks int) ([]op.Operator, e
 	}
 	x := in.req.Exchanges[n.ID]
 	if n.Exchange.Merge {
-		return []op.Operator{op.ExchangeSource(in.env, ib, n, x.MergeKeys)}, nil
+		return []op.Operator{build.ExchangeSource(in.env, ib, n, x.MergeKeys)}, nil
 	}
-	route := op.TaskRoute{Keys: fragment.Unwrap(x.SenderKeys), Instances: max(x.Receivers, 1), Buckets: x.Buckets}
+	route := exchange.TaskRoute{Keys: fragment.Unwrap(x.SenderKeys), Instances: max(x.Receivers, 1), Buckets: x.Buckets}
 	switch x.SenderKind {
 	case fragment.StreamHash:
 		route.Kind = fragment.LocalHashShuffle
 	case fragment.StreamBucketHash:
 		route.Kind = fragment.LocalBucketHashShuffle
 	default:
-		return op.SharedReader(ib, tasks), nil
+		return exchange.SharedReader(ib, tasks), nil
 	}
-	lx, err := op.NewLocalExchange(in.env, []op.Operator{ib.Source()}, route, tasks, in.req.Budget)
+	lx, err := exchange.NewLocalExchange(in.env, []op.Operator{ib.Source()}, route, tasks, in.req.Budget)
 	if err != nil {
 		return nil, err
 	}
@@ -493,7 +497,7 @@ func (b *Backend) receive(ctx context.Context, r *flight.Reader, id rpc.StreamID
 		rec := r.Record()
 		rec.Retain()
 		if err := ib.Put(ctx, id.Sender, rec); err != nil {
-			if errors.Is(err, op.ErrReceiverClosed) {
+			if errors.Is(err, exchange.ErrReceiverClosed) {
 				return nil
 			}
 			return rpc.ToStatus(err)
@@ -512,7 +516,7 @@ func (b *Backend) receive(ctx context.Context, r *flight.Reader, id rpc.StreamID
 func (b *Backend) serveOutbox(ctx context.Context, id rpc.StreamID, stream flight.FlightService_DoGetServer) error {
 	key := outboxKey{id.Exchange, id.Sender}
 	b.mu.Lock()
-	var ob *op.Inbox
+	var ob *exchange.Inbox
 	if s := b.queries[id.QueryID]; s != nil {
 		ob = s.outboxes[key]
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/execution/op/exchange"
 	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 )
@@ -19,11 +19,11 @@ import (
 type localOutlet struct {
 	b        *Backend
 	id       rpc.StreamID
-	ib       *op.Inbox
+	ib       *exchange.Inbox
 	resolved bool
 }
 
-var _ op.Outlet = (*localOutlet)(nil)
+var _ exchange.Outlet = (*localOutlet)(nil)
 
 func (o *localOutlet) resolve(ctx context.Context) error {
 	if o.resolved {
@@ -46,7 +46,7 @@ func (o *localOutlet) Send(ctx context.Context, rec arrow.Record) error {
 		return err
 	}
 	if o.ib == nil {
-		return op.ErrReceiverClosed // the receiver is done
+		return exchange.ErrReceiverClosed // the receiver is done
 	}
 	rec.Retain()
 	return o.ib.Put(ctx, o.id.Sender, rec)

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/execution/op/scan"
 	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
@@ -22,16 +23,16 @@ import (
 // under the transaction the FE began. The streams are closed, and so
 // acknowledged, before the instance reports; on an error they are dropped
 // and the FE's abort discards what reached the backends.
-func (in *instance) runTableSink(ctx context.Context, root op.Operator) (op.TableSinkStats, error) {
+func (in *instance) runTableSink(ctx context.Context, root op.Operator) (scan.TableSinkStats, error) {
 	req := in.req
 	if req.Sink.Table == nil || req.Sink.Txn == 0 {
-		return op.TableSinkStats{}, sqlerr.Assertf("table sink of fragment %d without a target or transaction", req.Fragment)
+		return scan.TableSinkStats{}, sqlerr.Assertf("table sink of fragment %d without a target or transaction", req.Fragment)
 	}
 	w := &replicaWriter{in: in, txn: req.Sink.Txn, schema: types.ArrowSchema(req.Sink.Table.Columns),
 		addrs: req.Sink.Replicas, streams: map[fragment.BackendID]loadStream{}, partial: req.Sink.Table.Partial}
-	sink, err := op.NewTableSink(in.env, root, req.Sink.Table, req.Root.Output, w)
+	sink, err := scan.NewTableSink(in.env, root, req.Sink.Table, req.Root.Output, w)
 	if err != nil {
-		return op.TableSinkStats{}, err
+		return scan.TableSinkStats{}, err
 	}
 	in.sink.Store(sink)
 	if p := req.Sink.Table.Partial; p != nil {
@@ -46,7 +47,7 @@ func (in *instance) runTableSink(ctx context.Context, root op.Operator) (op.Tabl
 	if err := sink.Run(ctx); err != nil {
 		closed = true
 		w.abort()
-		return op.TableSinkStats{}, err
+		return scan.TableSinkStats{}, err
 	}
 	closed = true
 	w.close()
@@ -69,7 +70,7 @@ type replicaWriter struct {
 	failed  map[fragment.BackendID]string
 }
 
-var _ op.TabletWriter = (*replicaWriter)(nil)
+var _ scan.TabletWriter = (*replicaWriter)(nil)
 
 func (w *replicaWriter) Write(ctx context.Context, be fragment.BackendID, tablet storage.TabletID, rec arrow.Record) error {
 	if err := ctx.Err(); err != nil {
@@ -142,14 +143,14 @@ func (w *replicaWriter) close() {
 	}
 }
 
-func (w *replicaWriter) failures() []op.SinkFailure {
+func (w *replicaWriter) failures() []scan.SinkFailure {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var out []op.SinkFailure
+	var out []scan.SinkFailure
 	for be, msg := range w.failed {
-		out = append(out, op.SinkFailure{Backend: be, Error: msg})
+		out = append(out, scan.SinkFailure{Backend: be, Error: msg})
 	}
-	slices.SortFunc(out, func(a, b op.SinkFailure) int { return int(a.Backend - b.Backend) })
+	slices.SortFunc(out, func(a, b scan.SinkFailure) int { return int(a.Backend - b.Backend) })
 	return out
 }
 

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/dorisgo/dorisgo/catalog"
-	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/execution/op/aggregate"
 	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/storage"
 )
@@ -20,7 +20,7 @@ const analyzeParallel = 4
 // (indexes into t.Columns): every tablet of every loaded partition is read
 // by one of its alive replicas, each row kept with probability rate
 // (>= 1: all), and the tablets' partials are merged per column.
-func (c *Coordinator) AnalyzeColumns(ctx context.Context, t *catalog.Table, cols []int, rate float64) ([]op.ColumnSummary, error) {
+func (c *Coordinator) AnalyzeColumns(ctx context.Context, t *catalog.Table, cols []int, rate float64) ([]aggregate.ColumnSummary, error) {
 	type job struct {
 		tablet  *catalog.Tablet
 		version storage.Version
@@ -34,7 +34,7 @@ func (c *Coordinator) AnalyzeColumns(ctx context.Context, t *catalog.Table, cols
 			jobs = append(jobs, job{tb, p.VisibleVersion})
 		}
 	}
-	parts := make([][]op.ColumnPartial, len(cols))
+	parts := make([][]aggregate.ColumnPartial, len(cols))
 	var mu sync.Mutex
 	var firstErr error
 	sem := make(chan struct{}, analyzeParallel)
@@ -62,7 +62,7 @@ func (c *Coordinator) AnalyzeColumns(ctx context.Context, t *catalog.Table, cols
 	if firstErr != nil {
 		return nil, firstErr
 	}
-	out := make([]op.ColumnSummary, len(cols))
+	out := make([]aggregate.ColumnSummary, len(cols))
 	for i := range cols {
 		var seen int64
 		for _, p := range parts[i] {
@@ -72,13 +72,13 @@ func (c *Coordinator) AnalyzeColumns(ctx context.Context, t *catalog.Table, cols
 		if rate > 0 && rate < 1 {
 			rows = int64(math.Round(float64(seen) / rate))
 		}
-		out[i] = op.MergeColumnPartials(parts[i], rows)
+		out[i] = aggregate.MergeColumnPartials(parts[i], rows)
 	}
 	return out, nil
 }
 
 // analyzeTablet asks the tablet's replicas in turn until one answers.
-func (c *Coordinator) analyzeTablet(ctx context.Context, tb *catalog.Tablet, v storage.Version, cols []int, rate float64) ([]op.ColumnPartial, error) {
+func (c *Coordinator) analyzeTablet(ctx context.Context, tb *catalog.Tablet, v storage.Version, cols []int, rate float64) ([]aggregate.ColumnPartial, error) {
 	err := fmt.Errorf("tablet %d has no alive replica", tb.ID)
 	for _, r := range tb.Replicas {
 		if b, ok := c.cat.Backend(r.BackendID); !ok || !b.Alive {

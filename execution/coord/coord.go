@@ -42,7 +42,7 @@ type Coordinator struct {
 	log *slog.Logger
 	// ExchangeBudget bounds the unread bytes of every exchange receiver
 	// (and outbox) of the queries this coordinator runs; 0 means
-	// op.DefaultExchangeBudget. Set it before running queries.
+	// exchange.DefaultExchangeBudget. Set it before running queries.
 	ExchangeBudget int64
 	// BatchRows is the rows per batch scans produce; ≤ 0: the storage
 	// default (16K). Set it before running queries.

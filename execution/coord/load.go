@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/dorisgo/dorisgo/catalog"
-	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/execution/op/scan"
 	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/sql/eval"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
@@ -343,7 +343,7 @@ func (l *loader) route(rec arrow.Record, schema *arrow.Schema) error {
 		}
 	}
 	nb := l.t.Dist.Buckets
-	counts, idx := op.TabletSlots(parts, op.RowBuckets(cols, n, nb, &l.rr), len(l.t.Partitions), nb)
+	counts, idx := scan.TabletSlots(parts, scan.RowBuckets(cols, n, nb, &l.rr), len(l.t.Partitions), nb)
 	for sl := 0; sl+1 < len(counts); sl++ {
 		lo, hi := counts[sl], counts[sl+1]
 		if lo == hi {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/dorisgo/dorisgo/catalog"
-	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/execution/op/exchange"
 	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 )
@@ -37,7 +37,7 @@ func (l *lockedBuffer) String() string {
 func TestRecoverQueryFailsTheQuery(t *testing.T) {
 	var logs lockedBuffer
 	c := New(nil, slog.New(slog.NewTextHandler(&logs, nil)))
-	q := &query{c: c, id: "0123abcd", backends: map[catalog.BackendID]bool{}, inboxes: map[fragment.NodeID]*op.Inbox{}}
+	q := &query{c: c, id: "0123abcd", backends: map[catalog.BackendID]bool{}, inboxes: map[fragment.NodeID]*exchange.Inbox{}}
 	q.ctx, q.cancel = context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/execution/op/build"
+	"github.com/dorisgo/dorisgo/execution/op/exchange"
 	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/expr"
@@ -32,15 +34,15 @@ type Profile struct {
 	// Instances are the backend instances' reports, by fragment then instance.
 	Instances []*rpc.InstanceReport
 	// Root is fragment 0's per-operator counters; RootExchanges its receiving side.
-	Root          []op.OpStats
-	RootExchanges map[fragment.NodeID]op.ExchangeStats
+	Root          []build.OpStats
+	RootExchanges map[fragment.NodeID]exchange.ExchangeStats
 	// Adaptive is how each adaptive join ran, by join node id order.
 	Adaptive []AdaptOutcome
 }
 
 // ExchangeStats sums the sending side of the exchange reading fragment f.
-func (p *Profile) ExchangeStats(f fragment.FragmentID) op.ExchangeStats {
-	var s op.ExchangeStats
+func (p *Profile) ExchangeStats(f fragment.FragmentID) exchange.ExchangeStats {
+	var s exchange.ExchangeStats
 	for _, r := range p.Instances {
 		if r.Fragment == f {
 			s.Add(r.Sink)
@@ -52,7 +54,7 @@ func (p *Profile) ExchangeStats(f fragment.FragmentID) op.ExchangeStats {
 // Scanned sums what the query's scans read from storage, over every
 // instance that reported (all of them once the query reached its end).
 func (p *Profile) Scanned() (rows, bytes int64) {
-	add := func(stats []op.OpStats) {
+	add := func(stats []build.OpStats) {
 		for _, o := range stats {
 			rows += o.ScanRows
 			bytes += o.ScanBytes
@@ -115,7 +117,7 @@ func (r *Query) Profile() *Profile {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	p := &Profile{QueryID: q.id, Instances: append([]*rpc.InstanceReport(nil), q.reports...),
-		RootExchanges: map[fragment.NodeID]op.ExchangeStats{}}
+		RootExchanges: map[fragment.NodeID]exchange.ExchangeStats{}}
 	sort.Slice(p.Instances, func(i, j int) bool {
 		a, b := p.Instances[i], p.Instances[j]
 		return a.Fragment < b.Fragment || a.Fragment == b.Fragment && a.Instance < b.Instance
@@ -150,8 +152,8 @@ type query struct {
 	aborted   bool
 	done      bool
 	backends  map[catalog.BackendID]bool
-	inboxes   map[fragment.NodeID]*op.Inbox
-	prof      *op.Profile
+	inboxes   map[fragment.NodeID]*exchange.Inbox
+	prof      *build.Profile
 	reports   []*rpc.InstanceReport
 	pending   int           // instances without a report
 	allIn     chan struct{} // closed when pending reaches 0
@@ -183,7 +185,7 @@ func (c *Coordinator) Run(ctx context.Context, queryID string, plan *fragment.Pl
 		queryID = NewQueryID()
 	}
 	q := &query{c: c, id: queryID, plan: plan, now: nowMicro, env: env, backends: map[catalog.BackendID]bool{},
-		inboxes: map[fragment.NodeID]*op.Inbox{}, allIn: make(chan struct{}), watchDone: make(chan struct{})}
+		inboxes: map[fragment.NodeID]*exchange.Inbox{}, allIn: make(chan struct{}), watchDone: make(chan struct{})}
 	if env.Tracker != nil {
 		q.memLimit = env.Tracker.Limit()
 	}
@@ -222,14 +224,14 @@ func (c *Coordinator) Run(ctx context.Context, queryID string, plan *fragment.Pl
 		return nil, q.error()
 	}
 	var root op.Operator
-	var prof *op.Profile
+	var prof *build.Profile
 	if remote {
 		f0 := plan.Fragments[0]
 		root, err = q.receive(fs, &fragment.Node{ID: rootExchange, Kind: fragment.KindExchange, Output: f0.Root.Output,
 			Exchange: &fragment.ExchangeSpec{From: 0}})
 	} else {
-		src := &op.Sources{Exchange: func(n *fragment.Node) (op.Operator, error) { return q.receive(fs, n) }}
-		root, prof, err = op.BuildProfiled(env, plan.Fragments[0].Root, src)
+		src := &build.Sources{Exchange: func(n *fragment.Node) (op.Operator, error) { return q.receive(fs, n) }}
+		root, prof, err = build.BuildProfiled(env, plan.Fragments[0].Root, src)
 	}
 	if err != nil {
 		q.fail(err)
@@ -362,7 +364,7 @@ func (q *query) waitReports() error {
 // fed by one pull stream per sender instance.
 func (q *query) receive(fs []*fragSched, n *fragment.Node) (op.Operator, error) {
 	s := fs[n.Exchange.From]
-	ib := op.NewInbox(types.ArrowSchema(n.Output), len(s.instances), q.c.ExchangeBudget)
+	ib := exchange.NewInbox(types.ArrowSchema(n.Output), len(s.instances), q.c.ExchangeBudget)
 	q.mu.Lock()
 	q.inboxes[n.ID] = ib
 	failed := q.err
@@ -384,10 +386,10 @@ func (q *query) receive(fs []*fragSched, n *fragment.Node) (op.Operator, error) 
 		}
 		keys = k
 	}
-	return op.ExchangeSource(q.env, ib, n, keys), nil
+	return build.ExchangeSource(q.env, ib, n, keys), nil
 }
 
-func (q *query) pull(ib *op.Inbox, exchange fragment.NodeID, sender int, be catalog.BackendID) {
+func (q *query) pull(ib *exchange.Inbox, exchange fragment.NodeID, sender int, be catalog.BackendID) {
 	defer q.recoverQuery("pulling an exchange stream")
 	fail := func(err error) {
 		if !rpc.IsSecondary(err) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/execution/op/exchange"
 	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
@@ -117,7 +118,7 @@ func (c *Coordinator) runSink(ctx context.Context, sp *SinkPlan, l *loader, targ
 		id = NewQueryID()
 	}
 	q := &query{c: c, id: id, plan: sp.Plan, now: sp.Now, env: sp.Env, backends: map[catalog.BackendID]bool{},
-		inboxes: map[fragment.NodeID]*op.Inbox{}, allIn: make(chan struct{}), watchDone: make(chan struct{}),
+		inboxes: map[fragment.NodeID]*exchange.Inbox{}, allIn: make(chan struct{}), watchDone: make(chan struct{}),
 		sink: &sinkRun{txn: l.txn, target: target}}
 	if sp.Env != nil && sp.Env.Tracker != nil {
 		q.memLimit = sp.Env.Tracker.Limit()

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/dorisgo/dorisgo/sql/eval"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
@@ -15,12 +16,12 @@ import (
 // Helpers shared by the operators of this package: evaluating expression
 // lists, gathering rows by index, sizing batches.
 
-// maxBatchRows bounds every batch an operator of this package returns.
-const maxBatchRows = 4096
+// MaxBatchRows bounds every batch an operator returns.
+const MaxBatchRows = 4096
 
-// evalCols evaluates exprs over rec. Plain column references, the common
+// EvalCols evaluates exprs over rec. Plain column references, the common
 // case for keys, are read directly. The caller releases the arrays.
-func evalCols(env *Env, exprs []expr.Expr, rec arrow.Record) ([]arrow.Array, error) {
+func EvalCols(env *Env, exprs []expr.Expr, rec arrow.Record) ([]arrow.Array, error) {
 	out := make([]arrow.Array, len(exprs))
 	for i, e := range exprs {
 		if c, ok := e.(*expr.ColRef); ok {
@@ -30,7 +31,7 @@ func evalCols(env *Env, exprs []expr.Expr, rec arrow.Record) ([]arrow.Array, err
 		}
 		a, err := eval.Eval(env.Eval, e, rec, env.Mem)
 		if err != nil {
-			releaseAll(out[:i])
+			ReleaseAll(out[:i])
 			return nil, err
 		}
 		out[i] = a
@@ -38,7 +39,7 @@ func evalCols(env *Env, exprs []expr.Expr, rec arrow.Record) ([]arrow.Array, err
 	return out, nil
 }
 
-func releaseAll(as []arrow.Array) {
+func ReleaseAll(as []arrow.Array) {
 	for _, a := range as {
 		if a != nil {
 			a.Release()
@@ -46,7 +47,7 @@ func releaseAll(as []arrow.Array) {
 	}
 }
 
-func releaseRecs(rs []arrow.Record) {
+func ReleaseRecs(rs []arrow.Record) {
 	for _, r := range rs {
 		if r != nil {
 			r.Release()
@@ -54,8 +55,8 @@ func releaseRecs(rs []arrow.Record) {
 	}
 }
 
-// arrayBytes approximates the memory an array holds (its buffers).
-func arrayBytes(a arrow.Array) int64 {
+// ArrayBytes approximates the memory an array holds (its buffers).
+func ArrayBytes(a arrow.Array) int64 {
 	var n int64
 	var walk func(d arrow.ArrayData)
 	walk = func(d arrow.ArrayData) {
@@ -72,23 +73,23 @@ func arrayBytes(a arrow.Array) int64 {
 	return n
 }
 
-func recordBytes(r arrow.Record) int64 {
+func RecordMemBytes(r arrow.Record) int64 {
 	var n int64
 	for _, c := range r.Columns() {
-		n += arrayBytes(c)
+		n += ArrayBytes(c)
 	}
 	return n
 }
 
-// newRecord makes a record owning cols (it releases the caller's references).
-func newRecord(sc *arrow.Schema, cols []arrow.Array, rows int) arrow.Record {
+// NewRecord makes a record owning cols (it releases the caller's references).
+func NewRecord(sc *arrow.Schema, cols []arrow.Array, rows int) arrow.Record {
 	r := array.NewRecord(sc, cols, int64(rows))
-	releaseAll(cols)
+	ReleaseAll(cols)
 	return r
 }
 
-// takeCols gathers rows idx (negative = NULL) of every column.
-func takeCols(mem memory.Allocator, cols []arrow.Array, idx []int32) ([]arrow.Array, error) {
+// TakeCols gathers rows idx (negative = NULL) of every column.
+func TakeCols(mem memory.Allocator, cols []arrow.Array, idx []int32) ([]arrow.Array, error) {
 	out := make([]arrow.Array, len(cols))
 	for i, c := range cols {
 		if c.DataType().ID() == arrow.NULL {
@@ -97,7 +98,7 @@ func takeCols(mem memory.Allocator, cols []arrow.Array, idx []int32) ([]arrow.Ar
 		}
 		a, err := eval.Take(mem, c, idx)
 		if err != nil {
-			releaseAll(out[:i])
+			ReleaseAll(out[:i])
 			return nil, err
 		}
 		out[i] = a
@@ -105,15 +106,15 @@ func takeCols(mem memory.Allocator, cols []arrow.Array, idx []int32) ([]arrow.Ar
 	return out, nil
 }
 
-// takeOrSlice is takeCols, but rows idx that are one ascending run (a
+// TakeOrSlice is TakeCols, but rows idx that are one ascending run (a
 // probe batch whose every row matched once) are sliced, not copied.
-func takeOrSlice(mem memory.Allocator, cols []arrow.Array, idx []int32) ([]arrow.Array, error) {
+func TakeOrSlice(mem memory.Allocator, cols []arrow.Array, idx []int32) ([]arrow.Array, error) {
 	if len(idx) == 0 || idx[0] < 0 {
-		return takeCols(mem, cols, idx)
+		return TakeCols(mem, cols, idx)
 	}
 	for i, v := range idx {
 		if v != idx[0]+int32(i) {
-			return takeCols(mem, cols, idx)
+			return TakeCols(mem, cols, idx)
 		}
 	}
 	out := make([]arrow.Array, len(cols))
@@ -123,8 +124,8 @@ func takeOrSlice(mem memory.Allocator, cols []arrow.Array, idx []int32) ([]arrow
 	return out, nil
 }
 
-// concatRecords concatenates recs (all of schema sc) into one record.
-func concatRecords(mem memory.Allocator, sc *arrow.Schema, recs []arrow.Record) (arrow.Record, error) {
+// ConcatRecords concatenates recs (all of schema sc) into one record.
+func ConcatRecords(mem memory.Allocator, sc *arrow.Schema, recs []arrow.Record) (arrow.Record, error) {
 	if len(recs) == 1 {
 		recs[0].Retain()
 		return recs[0], nil
@@ -145,16 +146,16 @@ func concatRecords(mem memory.Allocator, sc *arrow.Schema, recs []arrow.Record) 
 		}
 		c, err := array.Concatenate(parts, mem)
 		if err != nil {
-			releaseAll(cols[:i])
+			ReleaseAll(cols[:i])
 			return nil, sqlerr.Assertf("concatenate: %v", err)
 		}
 		cols[i] = c
 	}
-	return newRecord(sc, cols, rows), nil
+	return NewRecord(sc, cols, rows), nil
 }
 
-// concatArrays concatenates same-typed arrays (at least one).
-func concatArrays(mem memory.Allocator, parts []arrow.Array) (arrow.Array, error) {
+// ConcatArrays concatenates same-typed arrays (at least one).
+func ConcatArrays(mem memory.Allocator, parts []arrow.Array) (arrow.Array, error) {
 	if len(parts) == 1 {
 		parts[0].Retain()
 		return parts[0], nil
@@ -166,9 +167,9 @@ func concatArrays(mem memory.Allocator, parts []arrow.Array) (arrow.Array, error
 	return c, nil
 }
 
-// interleave builds an array whose row i is row rows[i] of srcs[src[i]];
+// Interleave builds an array whose row i is row rows[i] of srcs[src[i]];
 // a negative src gives NULL. All sources share type dt.
-func interleave(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, src, rows []int32) arrow.Array {
+func Interleave(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, src, rows []int32) arrow.Array {
 	n := len(src)
 	switch dt.ID() {
 	case arrow.NULL:
@@ -295,4 +296,53 @@ func interleaveFixed[T arrow.FixedWidthType](mem memory.Allocator, dt arrow.Data
 	vb.Release()
 	defer d.Release()
 	return array.MakeFromData(d)
+}
+
+// RecordBytes is the bytes of a batch's rows in Arrow layout (what an
+// exchange counts): slices count only their own rows, so a batch that is a
+// window on a larger array is not charged for all of it.
+func RecordBytes(r arrow.Record) int64 {
+	var n int64
+	for _, c := range r.Columns() {
+		n += sliceBytes(c)
+	}
+	return n
+}
+
+func offsetsBytes(offs []int32) int64 {
+	if len(offs) == 0 {
+		return 0
+	}
+	return 4*int64(len(offs)) + int64(offs[len(offs)-1]-offs[0])
+}
+
+func sliceBytes(a arrow.Array) int64 {
+	n := int64(a.Len())
+	var bytes int64
+	if a.NullN() > 0 {
+		bytes += (n + 7) / 8
+	}
+	switch x := a.(type) {
+	case *array.String:
+		return bytes + offsetsBytes(x.ValueOffsets())
+	case *array.Binary:
+		return bytes + offsetsBytes(x.ValueOffsets())
+	case *array.Boolean:
+		return bytes + (n+7)/8
+	}
+	if fw, ok := a.DataType().(arrow.FixedWidthDataType); ok && fw.BitWidth() >= 8 {
+		return bytes + n*int64(fw.BitWidth()/8)
+	}
+	return ArrayBytes(a)
+}
+
+// Relabel returns rec's columns under schema sc (same physical types).
+func Relabel(rec arrow.Record, sc *arrow.Schema) arrow.Record {
+	if rec.Schema().Equal(sc) {
+		return rec
+	}
+	cols := rec.Columns()
+	out := arrowNewRecord(sc, cols, rec.NumRows())
+	rec.Release()
+	return out
 }

@@ -22,6 +22,9 @@ type MemTracker struct {
 // NewMemTracker returns a root tracker; limit ≤ 0 means unlimited.
 func NewMemTracker(limit int64) *MemTracker { return &MemTracker{name: "query", limit: limit} }
 
+// Name is the operator (or "query") the tracker belongs to.
+func (t *MemTracker) Name() string { return t.name }
+
 // Child returns a tracker for one operator, charging t as well.
 func (t *MemTracker) Child(name string) *MemTracker {
 	if t == nil {
@@ -77,32 +80,40 @@ func (t *MemTracker) Peak() int64 {
 	return t.peak.Load()
 }
 
-// memCharge is an operator's running charge on its tracker, released as a
+// MemCharge is an operator's running charge on its tracker, released as a
 // whole on Close.
-type memCharge struct {
-	t *MemTracker
-	n int64
+type MemCharge struct {
+	Tracker *MemTracker
+	Bytes   int64
 }
 
-func (c *memCharge) add(n int64) error {
-	if err := c.t.Consume(n); err != nil {
+func (c *MemCharge) Add(n int64) error {
+	if err := c.Tracker.Consume(n); err != nil {
 		return err
 	}
-	c.n += n
+	c.Bytes += n
 	return nil
 }
 
-func (c *memCharge) releaseAll() {
-	c.t.Release(c.n)
-	c.n = 0
+func (c *MemCharge) ReleaseAll() {
+	c.Tracker.Release(c.Bytes)
+	c.Bytes = 0
 }
 
-// rootLimit is the first limit from t up (what an error reports).
-func (t *MemTracker) rootLimit() int64 {
+// RootLimit is the first limit from t up (what an error reports).
+func (t *MemTracker) RootLimit() int64 {
 	for a := t; a != nil; a = a.parent {
 		if a.limit > 0 {
 			return a.limit
 		}
 	}
 	return 0
+}
+
+// Limit is the tracker's own limit (≤ 0: unlimited).
+func (t *MemTracker) Limit() int64 {
+	if t == nil {
+		return 0
+	}
+	return t.limit
 }

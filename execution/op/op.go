@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/dorisgo/dorisgo/sql/expr"
 )
 
@@ -50,3 +51,22 @@ func Drain(ctx context.Context, o Operator, fn func(arrow.Record) error) error {
 		}
 	}
 }
+
+// ScanCounter is an operator that reads storage: OlapScan, and the
+// ScanFilter over one, which counts what its scan read.
+type ScanCounter interface {
+	// Scanned is the rows and bytes read so far; bytes are those of the
+	// read columns' data as the scan returned it (decoded Arrow buffers,
+	// before any filter), so a query's count does not depend on what the
+	// column cache or Pebble's block cache happened to hold.
+	Scanned() (rows, bytes int64)
+}
+
+// Empty is an input with schema sc and no rows.
+func Empty(sc *arrow.Schema) Operator { return &emptyOp{sc: sc} }
+
+type emptyOp struct{ sc *arrow.Schema }
+
+func (e *emptyOp) Schema() *arrow.Schema                      { return e.sc }
+func (e *emptyOp) Next(context.Context) (arrow.Record, error) { return nil, io.EOF }
+func (e *emptyOp) Close()                                     {}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
 	"github.com/dorisgo/dorisgo/sql/expr"
 )
 
@@ -24,23 +25,23 @@ type SortKey struct {
 // (NULL is smaller than every value).
 func DefaultNullsFirst(desc bool) bool { return !desc }
 
-// sortEnc holds order-preserving ("memcomparable") keys of one batch:
+// SortEnc holds order-preserving ("memcomparable") keys of one batch:
 // bytes.Compare of two rows' keys is their ORDER BY order. Per column: a
 // NULL marker byte placing NULLs first or last, then the value in
 // big-endian sign-flipped form (bytes inverted for DESC); strings escape
 // 0x00 as 00 FF and end with 00 01 so a prefix sorts first.
-type sortEnc struct {
-	buf  []byte
-	offs []int32
+type SortEnc struct {
+	Buf  []byte
+	Offs []int32
 }
 
-func (e *sortEnc) key(i int) []byte { return e.buf[e.offs[i]:e.offs[i+1]] }
-func (e *sortEnc) rows() int        { return len(e.offs) - 1 }
+func (e *SortEnc) Key(i int) []byte { return e.Buf[e.Offs[i]:e.Offs[i+1]] }
+func (e *SortEnc) rows() int        { return len(e.Offs) - 1 }
 
 // prefix is the key's first 8 bytes as a big-endian integer (zero padded),
 // a cheap first comparison.
-func (e *sortEnc) prefix(i int) uint64 {
-	k := e.key(i)
+func (e *SortEnc) prefix(i int) uint64 {
+	k := e.Key(i)
 	if len(k) >= 8 {
 		return binary.BigEndian.Uint64(k)
 	}
@@ -71,38 +72,38 @@ func sortWidth(a arrow.Array, i int) int32 {
 	return 9
 }
 
-func (e *sortEnc) encode(cols []arrow.Array, keys []SortKey) {
+func (e *SortEnc) Encode(cols []arrow.Array, keys []SortKey) {
 	n := 0
 	if len(cols) > 0 {
 		n = cols[0].Len()
 	}
-	e.offs = growInt32(e.offs, n+1)
-	clear(e.offs)
+	e.Offs = GrowInt32(e.Offs, n+1)
+	clear(e.Offs)
 	for _, c := range cols {
 		switch c.(type) {
 		case *array.String:
 			for i := 0; i < n; i++ {
-				e.offs[i+1] += sortWidth(c, i)
+				e.Offs[i+1] += sortWidth(c, i)
 			}
 		default:
 			w := sortWidth(c, 0)
 			for i := 0; i < n; i++ {
-				e.offs[i+1] += w
+				e.Offs[i+1] += w
 			}
 		}
 	}
 	for i := 1; i <= n; i++ {
-		e.offs[i] += e.offs[i-1]
+		e.Offs[i] += e.Offs[i-1]
 	}
-	total := int(e.offs[n])
-	if cap(e.buf) < total {
-		e.buf = make([]byte, total)
+	total := int(e.Offs[n])
+	if cap(e.Buf) < total {
+		e.Buf = make([]byte, total)
 	}
-	e.buf = e.buf[:total]
+	e.Buf = e.Buf[:total]
 	pos := make([]int32, n)
-	copy(pos, e.offs[:n])
+	copy(pos, e.Offs[:n])
 	for ci, c := range cols {
-		sortEncodeColumn(c, keys[ci], e.buf, pos)
+		sortEncodeColumn(c, keys[ci], e.Buf, pos)
 	}
 }
 
@@ -236,35 +237,43 @@ func floatSortBits(f float64) uint64 {
 	return b | 1<<63
 }
 
-// sortEntry is one row to sort: its key prefix, then its full key through
-// the batch's sortEnc; seq breaks ties so sorting is stable.
-type sortEntry struct {
+// SortEntry is one row to sort: its key prefix, then its full key through
+// the batch's SortEnc; seq breaks ties so sorting is stable.
+type SortEntry struct {
 	pre uint64
-	seq int32
+	Seq int32
 }
 
-// sortedOrder returns the rows of e in key order (stable).
-func sortedOrder(e *sortEnc) []sortEntry {
+// SortedOrder returns the rows of e in key order (stable).
+func SortedOrder(e *SortEnc) []SortEntry {
 	n := e.rows()
-	ents := make([]sortEntry, n)
+	ents := make([]SortEntry, n)
 	for i := range ents {
-		ents[i] = sortEntry{pre: e.prefix(i), seq: int32(i)}
+		ents[i] = SortEntry{pre: e.prefix(i), Seq: int32(i)}
 	}
 	sortEntries(ents, e)
 	return ents
 }
 
-func sortEntries(ents []sortEntry, e *sortEnc) {
-	slices.SortFunc(ents, func(a, b sortEntry) int {
+func sortEntries(ents []SortEntry, e *SortEnc) {
+	slices.SortFunc(ents, func(a, b SortEntry) int {
 		if a.pre != b.pre {
 			if a.pre < b.pre {
 				return -1
 			}
 			return 1
 		}
-		if c := bytes.Compare(e.key(int(a.seq)), e.key(int(b.seq))); c != 0 {
+		if c := bytes.Compare(e.Key(int(a.Seq)), e.Key(int(b.Seq))); c != 0 {
 			return c
 		}
-		return int(a.seq - b.seq)
+		return int(a.Seq - b.Seq)
 	})
+}
+
+func SortKeyCols(env *Env, keys []SortKey, rec arrow.Record) ([]arrow.Array, error) {
+	es := make([]expr.Expr, len(keys))
+	for i, k := range keys {
+		es[i] = k.Expr
+	}
+	return EvalCols(env, es, rec)
 }

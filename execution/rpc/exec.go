@@ -17,7 +17,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/execution/op/exchange"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 )
 
@@ -80,7 +80,7 @@ func (s *countingStream) Send(fd *flight.FlightData) error {
 	return s.FlightService_DoPutClient.Send(fd)
 }
 
-// Pusher is the sending end of one exchange stream (an op.Outlet).
+// Pusher is the sending end of one exchange stream (an exchange.Outlet).
 type Pusher struct {
 	addr   string // the receiving backend's, named in a transport failure
 	cs     *countingStream
@@ -90,7 +90,7 @@ type Pusher struct {
 	closed bool // the receiver stopped reading
 }
 
-var _ op.Outlet = (*Pusher)(nil)
+var _ exchange.Outlet = (*Pusher)(nil)
 
 // Push opens the exchange stream id to this backend.
 func (c *Client) Push(ctx context.Context, id StreamID, schema *arrow.Schema) (*Pusher, error) {
@@ -110,10 +110,10 @@ func (c *Client) Push(ctx context.Context, id StreamID, schema *arrow.Schema) (*
 // WireBytes is what went on the wire so far.
 func (p *Pusher) WireBytes() int64 { return p.cs.bytes.Load() }
 
-// Send writes one batch; op.ErrReceiverClosed once the receiver stopped reading.
+// Send writes one batch; exchange.ErrReceiverClosed once the receiver stopped reading.
 func (p *Pusher) Send(ctx context.Context, rec arrow.Record) error {
 	if p.closed {
-		return op.ErrReceiverClosed
+		return exchange.ErrReceiverClosed
 	}
 	if !rec.Schema().Equal(p.schema) {
 		rec = array.NewRecord(p.schema, rec.Columns(), rec.NumRows())
@@ -135,7 +135,7 @@ func (p *Pusher) ended(err error) error {
 		_, rerr := p.cs.Recv()
 		if rerr == io.EOF {
 			p.closed = true
-			return op.ErrReceiverClosed
+			return exchange.ErrReceiverClosed
 		}
 		if rerr != nil {
 			return p.peerErr(rerr)
@@ -190,7 +190,7 @@ func (p *Pusher) Close(ctx context.Context) error {
 		return nil
 	}
 	if err := p.w.Close(); err != nil {
-		if e := p.ended(err); e != op.ErrReceiverClosed {
+		if e := p.ended(err); e != exchange.ErrReceiverClosed {
 			return e
 		}
 		return nil

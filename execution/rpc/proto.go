@@ -2,6 +2,10 @@ package rpc
 
 import (
 	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/execution/op/aggregate"
+	"github.com/dorisgo/dorisgo/execution/op/build"
+	"github.com/dorisgo/dorisgo/execution/op/exchange"
+	"github.com/dorisgo/dorisgo/execution/op/scan"
 	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/expr"
 	"github.com/dorisgo/dorisgo/storage"
@@ -107,7 +111,7 @@ type ColumnStatsReq struct {
 // ColumnStatsResp answers ColumnStatsReq: per tablet, one partial per
 // requested column (in request order).
 type ColumnStatsResp struct {
-	Stats map[storage.TabletID][]op.ColumnPartial `json:"stats"`
+	Stats map[storage.TabletID][]aggregate.ColumnPartial `json:"stats"`
 }
 
 // PutCmd is the descriptor command of a DoPut stream: a load (Txn set,
@@ -217,13 +221,13 @@ type OutboxTicket struct {
 
 // InstanceReport is the final answer of exec_fragment.
 type InstanceReport struct {
-	Fragment  fragment.FragmentID                  `json:"fragment"`
-	Instance  int                                  `json:"instance"`
-	Backend   string                               `json:"backend"`
-	Sink      op.ExchangeStats                     `json:"sink"`
-	Exchanges map[fragment.NodeID]op.ExchangeStats `json:"exchanges,omitempty"` // receiving side
-	Operators []op.OpStats                         `json:"operators,omitempty"`
-	WallNs    int64                                `json:"wall_ns"`
+	Fragment  fragment.FragmentID                        `json:"fragment"`
+	Instance  int                                        `json:"instance"`
+	Backend   string                                     `json:"backend"`
+	Sink      exchange.ExchangeStats                     `json:"sink"`
+	Exchanges map[fragment.NodeID]exchange.ExchangeStats `json:"exchanges,omitempty"` // receiving side
+	Operators []build.OpStats                            `json:"operators,omitempty"`
+	WallNs    int64                                      `json:"wall_ns"`
 	// Tasks is the pipeline tasks the instance ran (1: serial).
 	Tasks int `json:"tasks,omitempty"`
 	// WarnCount counts the instance's warnings (a CAST that gave NULL);
@@ -232,7 +236,7 @@ type InstanceReport struct {
 	Warnings  []expr.Warning `json:"warnings,omitempty"`
 	// Table is what a table sink instance wrote (its streams closed and
 	// acknowledged by every replica's backend).
-	Table *op.TableSinkStats `json:"table,omitempty"`
+	Table *scan.TableSinkStats `json:"table,omitempty"`
 	// AdaptMode is how the instance's sink ran when it is one side of an
 	// adaptive join (AdaptUndecided otherwise).
 	AdaptMode fragment.AdaptMode `json:"adapt_mode,omitempty"`

@@ -76,7 +76,7 @@
 //     PASSTHROUGH right after a scan that ignores its storage layout).
 //   - Hidden nodes (projections, limits) never get one; the decision sits on
 //     the next shown ancestor.
-//   - Execution (execution/op/tasks.go) honours these and adds what the plan
+//   - Execution (execution/op/build/tasks.go) honours these and adds what the plan
 //     leaves implicit: scans give task t the buckets b with b mod Tasks = t,
 //     a hash-partitioned exchange splits what it receives by the senders'
 //     hash (so G1's NOOP holds), broadcast builds are shared by all probe

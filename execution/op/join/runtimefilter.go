@@ -1,0 +1,317 @@
+package join
+
+import (
+	"context"
+	"math"
+	"math/bits"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/dorisgo/dorisgo/execution/op"
+	"github.com/dorisgo/dorisgo/planner/fragment"
+	"github.com/dorisgo/dorisgo/sql/eval"
+	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/types"
+)
+
+// RuntimeFilters are one fragment instance's runtime filters by id: hash
+// joins publish their build keys once built, scans below them read them.
+// A filter is only ever published complete (see fragment.AssignRuntimeFilters),
+// so a scan may apply it as soon as it is there and must skip it until then.
+type RuntimeFilters struct {
+	mu sync.Mutex
+	m  map[int]*RuntimeFilter
+}
+
+// NewRuntimeFilters returns an empty set.
+func NewRuntimeFilters() *RuntimeFilters { return &RuntimeFilters{m: map[int]*RuntimeFilter{}} }
+
+func (r *RuntimeFilters) publish(id int, f *RuntimeFilter) {
+	if r == nil || f == nil {
+		return
+	}
+	r.mu.Lock()
+	if _, ok := r.m[id]; !ok {
+		r.m[id] = f
+	}
+	r.mu.Unlock()
+}
+
+func (r *RuntimeFilters) get(id int) *RuntimeFilter {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.m[id]
+}
+
+// RuntimeFilter is a set of int64 build keys: their min/max and a blocked
+// bloom filter (one 64-bit word per key, three bits in it), so a probe
+// value costs a range check and one cache line. False positives only let
+// rows through that the join then drops.
+type RuntimeFilter struct {
+	empty    bool
+	min, max int64
+	words    []uint64
+	shift    uint // word index = hash >> shift
+}
+
+// newRuntimeFilter collects key's non-NULL values; nil when the key's type
+// is not one the filter holds.
+func newRuntimeFilter(key arrow.Array) *RuntimeFilter {
+	if _, ok := rfValues(key); !ok {
+		return nil
+	}
+	n := key.Len() - key.NullN()
+	f := &RuntimeFilter{empty: n == 0, min: math.MaxInt64, max: math.MinInt64}
+	if f.empty {
+		return f
+	}
+	// About 16 bits per key, a power of two of words, at most 16 MiB.
+	w := 1
+	for w*4 < n && w < 1<<21 {
+		w <<= 1
+	}
+	f.words = make([]uint64, w)
+	f.shift = uint(64 - bits.TrailingZeros(uint(w)))
+	nulls := key.NullN() > 0
+	for i, u := range op.FixedKeyValues(key, make([]uint64, key.Len())) {
+		if nulls && key.IsNull(i) {
+			continue
+		}
+		v := int64(u)
+		f.min, f.max = min(f.min, v), max(f.max, v)
+		h := op.FixedHash(u)
+		f.words[f.word(h)] |= bloomMask(h)
+	}
+	return f
+}
+
+func (f *RuntimeFilter) word(h uint64) uint64 {
+	if f.shift >= 64 {
+		return 0
+	}
+	return h >> f.shift
+}
+
+func bloomMask(h uint64) uint64 { return 1<<(h&63) | 1<<((h>>6)&63) | 1<<((h>>12)&63) }
+
+// intVals is a column's values read as int64 (the join's key encoding).
+type intVals struct {
+	i8  []int8
+	i16 []int16
+	i32 []int32
+	i64 []int64
+}
+
+func rfValues(a arrow.Array) (intVals, bool) {
+	switch c := a.(type) {
+	case *array.Int8:
+		return intVals{i8: c.Int8Values()}, true
+	case *array.Int16:
+		return intVals{i16: c.Int16Values()}, true
+	case *array.Int32:
+		return intVals{i32: c.Int32Values()}, true
+	case *array.Int64:
+		return intVals{i64: c.Int64Values()}, true
+	case *array.Date32:
+		return intVals{i32: arrow.Int32Traits.CastFromBytes(arrow.Date32Traits.CastToBytes(c.Date32Values()))}, true
+	case *array.Timestamp:
+		return intVals{i64: arrow.Int64Traits.CastFromBytes(arrow.TimestampTraits.CastToBytes(c.TimestampValues()))}, true
+	}
+	return intVals{}, false
+}
+
+// keepRows narrows sel (row numbers, ascending) to the rows whose value
+// may be a build key; NULL never is.
+func keepRows[T int8 | int16 | int32 | int64](f *RuntimeFilter, vals []T, a arrow.Array, sel []int32) []int32 {
+	out := sel[:0]
+	nulls := a.NullN() > 0
+	if f.empty {
+		return out
+	}
+	for _, i := range sel {
+		v := int64(vals[i])
+		if v < f.min || v > f.max || (nulls && a.IsNull(int(i))) {
+			continue
+		}
+		h := op.FixedHash(uint64(v))
+		if m := bloomMask(h); f.words[f.word(h)]&m == m {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (f *RuntimeFilter) keep(a arrow.Array, sel []int32) []int32 {
+	v, _ := rfValues(a)
+	switch {
+	case v.i8 != nil:
+		return keepRows(f, v.i8, a, sel)
+	case v.i16 != nil:
+		return keepRows(f, v.i16, a, sel)
+	case v.i32 != nil:
+		return keepRows(f, v.i32, a, sel)
+	case v.i64 != nil:
+		return keepRows(f, v.i64, a, sel)
+	}
+	return sel
+}
+
+// rfUseless: after this many rows a filter that kept more than
+// rfKeepRatio of them is dropped for the rest of the scan (it costs more
+// than it saves, e.g. a foreign key joined to its whole dimension).
+const (
+	rfProbeRows = 1 << 16
+	rfKeepRatio = 0.9
+)
+
+// ScanFilter applies a scan's pushed conjuncts and then the runtime filters
+// targeting it, and gathers the surviving rows of the kept columns once.
+type ScanFilter struct {
+	child   op.Operator
+	env     *op.Env
+	pred    expr.Expr // the conjuncts; nil: none
+	keep    []int     // output columns (read column indexes); nil: all
+	schema  *arrow.Schema
+	filters *RuntimeFilters
+	targets []fragment.RFTarget
+	seen    []int64 // per target: rows tested
+	kept    []int64
+	off     []bool
+	sel     []int32
+}
+
+var _ op.Operator = (*ScanFilter)(nil)
+
+// NewScanFilter filters child's rows by conjuncts (may be empty), then by
+// the targets' filters (their columns index out), and outputs columns keep
+// of child's (nil: all), described by out.
+func NewScanFilter(env *op.Env, child op.Operator, conjuncts []expr.Expr, keep []int, out []types.Column, filters *RuntimeFilters, targets []fragment.RFTarget) (*ScanFilter, error) {
+	s := &ScanFilter{child: child, env: env, filters: filters, targets: targets, keep: keep, schema: types.ArrowSchema(out),
+		seen: make([]int64, len(targets)), kept: make([]int64, len(targets)), off: make([]bool, len(targets))}
+	for _, c := range conjuncts {
+		if s.pred == nil {
+			s.pred = c
+			continue
+		}
+		p, err := expr.NewCall("and", s.pred, c)
+		if err != nil {
+			return nil, err
+		}
+		s.pred = p
+	}
+	return s, nil
+}
+
+func (s *ScanFilter) Schema() *arrow.Schema { return s.schema }
+
+func (s *ScanFilter) Close() { s.child.Close() }
+
+var _ op.ScanCounter = (*ScanFilter)(nil)
+
+func (s *ScanFilter) Scanned() (int64, int64) {
+	if c, ok := s.child.(op.ScanCounter); ok {
+		return c.Scanned()
+	}
+	return 0, 0
+}
+
+// readCol is the read column of output column c.
+func (s *ScanFilter) readCol(c int) int {
+	if s.keep == nil {
+		return c
+	}
+	if c < len(s.keep) {
+		return s.keep[c]
+	}
+	return -1
+}
+
+func (s *ScanFilter) Next(ctx context.Context) (arrow.Record, error) {
+	for {
+		rec, err := s.child.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		n := int(rec.NumRows())
+		sel := s.sel[:0]
+		all := true
+		if s.pred != nil {
+			b, err := eval.EvalPredicate(s.env.Eval, s.pred, rec, s.env.Mem)
+			if err != nil {
+				rec.Release()
+				return nil, err
+			}
+			sel = eval.SelectedIndices(b, sel)
+			b.Release()
+			all = false
+		}
+		for t, tg := range s.targets {
+			if len(sel) == 0 && !all {
+				break
+			}
+			col := s.readCol(tg.Column)
+			if s.off[t] || col < 0 || col >= int(rec.NumCols()) {
+				continue
+			}
+			f := s.filters.get(tg.ID)
+			if f == nil {
+				continue
+			}
+			if all {
+				sel = op.GrowInt32(sel, n)
+				for i := range sel {
+					sel[i] = int32(i)
+				}
+				all = false
+			}
+			before := len(sel)
+			sel = f.keep(rec.Column(col), sel)
+			s.seen[t] += int64(before)
+			s.kept[t] += int64(len(sel))
+			if s.seen[t] >= rfProbeRows && float64(s.kept[t]) > rfKeepRatio*float64(s.seen[t]) {
+				s.off[t] = true
+			}
+		}
+		s.sel = sel
+		if !all && len(sel) == 0 {
+			rec.Release()
+			continue
+		}
+		in := rec.Columns()
+		if s.keep != nil {
+			in = make([]arrow.Array, len(s.keep))
+			for i, c := range s.keep {
+				in[i] = rec.Column(c)
+			}
+		}
+		var cols []arrow.Array
+		if all || len(sel) == n {
+			// Every row passed: the kept columns as they are.
+			cols = in
+			for _, c := range cols {
+				c.Retain()
+			}
+		} else {
+			cols = make([]arrow.Array, len(in))
+			for i, c := range in {
+				a, err := eval.Take(s.env.Mem, c, sel)
+				if err != nil {
+					op.ReleaseAll(cols[:i])
+					rec.Release()
+					return nil, err
+				}
+				cols[i] = a
+			}
+		}
+		rows := int64(n)
+		if !all {
+			rows = int64(len(sel))
+		}
+		out := array.NewRecord(s.schema, cols, rows)
+		op.ReleaseAll(cols)
+		rec.Release()
+		return out, nil
+	}
+}
