@@ -20,7 +20,8 @@ type Query struct {
 	Variants    []Variant
 	TLP         string
 	Classes     []string
-	joins       bool // runs under every session of joinSessions
+	joins       bool     // runs under every session of joinSessions
+	sessions    []string // runs under these sessions (instead of the defaults)
 }
 
 // Variant is another dorisgo text of a query, run in a session.
@@ -48,6 +49,9 @@ var sessionVars = map[string][2]string{
 	// bounded over) is planned adaptive and settles both ways too.
 	"no_adaptive": {"SET enable_adaptive_join = false", "SET enable_adaptive_join = true"},
 	"row_limit":   {"SET broadcast_row_count_limit = 40", "SET broadcast_row_count_limit = 30000000"},
+	// A correlated aggregate subquery over the outer query's own tables is
+	// a window over them (planner/bind/aggwindow.go) unless this is set.
+	"no_agg_window": {"SET disable_nereids_rules = 'AGG_SCALAR_SUBQUERY_TO_WINDOW_FUNCTION'", "SET disable_nereids_rules = ''"},
 }
 
 var (
@@ -63,7 +67,7 @@ var (
 // once each (TestCoverage); every class a query is tagged with is one.
 var allClasses = func() []string {
 	cs := []string{"select", "agg", "join", "joinagg", "chain", "chain/same-column", "outer/agg", "outer/window",
-		"outer/distinct", "derived", "semi/subquery", "semijoin", "set", "window",
+		"outer/distinct", "derived", "semi/subquery", "semi/correlated-agg", "semijoin", "set", "window",
 		"tlp", "tlp/agg", "tlp/distinct", "tlp/outer-null-side",
 		"on/equi", "on/mixed", "on/expr", "on/null-safe", "on/equi+nonequi", "on/equi+pred", "on/nonequi", "on/or",
 		"on/const", "on/one-side", "side/topn", "side/agg", "big", "funcs", "funcs/agg"}
@@ -81,13 +85,17 @@ func Generate(seed int64, n int) []Query {
 	g := &gen{r: rand.New(rand.NewPCG(uint64(seed), 0x5eed))}
 	shapes := []func() Query{g.selectQuery, g.selectQuery, g.aggQuery, g.aggQuery, g.joinQuery, g.joinQuery,
 		g.joinQuery, g.joinAggQuery, g.joinAggQuery, g.chainQuery, g.chainQuery, g.outerQuery, g.outerQuery,
-		g.semiQuery, g.semiJoinQuery, g.setQuery, g.windowQuery, g.derivedQuery, g.funcQuery, g.funcQuery}
+		g.semiQuery, g.semiJoinQuery, g.setQuery, g.windowQuery, g.derivedQuery, g.funcQuery, g.funcQuery,
+		g.corrAggQuery}
 	var out []Query
 	for len(out) < n {
 		q := pick(g, shapes)()
 		sessions := otherSessions
 		if q.joins {
 			sessions = joinSessions
+		}
+		if q.sessions != nil {
+			sessions = q.sessions
 		}
 		for _, se := range sessions {
 			q.Variants = append(q.Variants, Variant{Label: "session " + se, Text: q.Doris, Session: se})
@@ -838,6 +846,47 @@ func (g *gen) semiQuery() Query {
 	}
 	q := g.finish(s)
 	q.joins = true
+	return q
+}
+
+// corrAggQuery draws TPC-H Q17's shape: a correlated scalar aggregate
+// subquery over a table the outer query also reads, correlated on the key
+// of the outer join (FROM x a JOIN y c ON a.K = c.K WHERE a.k < (SELECT
+// agg(b.k) FROM x b WHERE b.K = c.K)), which dorisgo may run as a window
+// over the outer join (when the subquery's filters are the outer query's
+// too: a filter on b is mostly repeated on a); "session no_agg_window"
+// runs it decorrelated into a join instead. The aggregated column is an
+// integer, so its comparison with an AVG is exact in both engines.
+func (g *gen) corrAggQuery() Query {
+	classes := []string{"semi/correlated-agg"}
+	x, y := g.table(10, &classes), g.table(10, &classes)
+	key := g.joinKey()
+	agg := pick(g, []string{"AVG", "MIN", "MAX", "SUM", "COUNT"})
+	val := pick(g, []string{"k", "b"})
+	sub := lit("b."+key+" = c."+key, tBool)
+	var outer []ex
+	if g.p(60) {
+		p := g.pred("@.", 0)
+		as := func(al string) ex {
+			return ex{d: strings.ReplaceAll(p.d, "@.", al), q: strings.ReplaceAll(p.q, "@.", al), t: tBool, exact: true}
+		}
+		sub = mk(tBool, "%s AND %s", sub, as("b."))
+		if g.p(80) {
+			outer = append(outer, as("a."))
+		}
+	}
+	cmp := pick(g, []string{"<", ">", "<=", ">=", "="})
+	where := mk(tBool, "a."+val+" "+cmp+" (SELECT "+agg+"(b."+val+") FROM "+x+" b WHERE %s)", sub)
+	if g.p(40) {
+		outer = append(outer, g.pred("c.", 0))
+	}
+	for _, o := range outer {
+		where = mk(tBool, "%s AND %s", where, o)
+	}
+	s := spec{from: lit(x+" a JOIN "+y+" c ON a."+key+" = c."+key, tInt), where: where, classes: classes}
+	s.outs = []ex{lit("a.id", tInt), lit("c.id", tInt), g.anyCol("a.")}
+	q := g.finish(s)
+	q.sessions = append(slices.Clone(otherSessions), "no_agg_window")
 	return q
 }
 
