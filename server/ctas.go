@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/dolthub/vitess/go/vt/sqlparser"
-
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/execution/coord"
 	"github.com/dorisgo/dorisgo/planner/bind"
@@ -44,16 +42,15 @@ func (s *Session) createTableAs(ctx context.Context, st *parser.CreateTableAs, w
 			return w.WriteOK(wire.OK{})
 		}
 	}
-	sel, ok := st.Query.AST.(sqlparser.SelectStatement)
-	if !ok {
+	if st.Query.Kind != parser.KindSelect {
 		return sqlerr.ParseError.New("CREATE TABLE … AS needs a SELECT")
 	}
-	if err := noPlaceholder(sel); err != nil {
+	if err := noPlaceholder(st.Query); err != nil {
 		return err
 	}
 	bc := s.bindContext(nil)
 	bc.Hints = st.Query.Hints
-	q, err := newBinderCtx(bc).BindSelect(sel)
+	q, err := newBinderCtx(bc).BindQuery(st.Query)
 	if err != nil {
 		return err
 	}

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dolthub/vitess/go/vt/sqlparser"
-
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/sql/eval"
@@ -309,22 +307,22 @@ func (s *Session) alterSystem(ctx context.Context, st *parser.AlterSystem, w wir
 	return w.WriteOK(wire.OK{})
 }
 
-func (s *Session) dbDDL(ctx context.Context, n *sqlparser.DBDDL, w wire.ResultWriter) error {
-	switch n.Action {
-	case sqlparser.CreateStr:
-		if _, err := s.srv.cat.CreateDatabase(n.DBName, n.IfNotExists); err != nil {
+func (s *Session) dbDDL(ctx context.Context, n *parser.DatabaseDDL, w wire.ResultWriter) error {
+	switch n.Op {
+	case parser.CreateDatabase:
+		if _, err := s.srv.cat.CreateDatabase(n.Name, n.IfNotExists); err != nil {
 			return err
 		}
 		return w.WriteOK(wire.OK{AffectedRows: 1})
-	case sqlparser.DropStr:
-		tables, err := s.srv.cat.DropDatabase(n.DBName, n.IfExists)
+	case parser.DropDatabase:
+		tables, err := s.srv.cat.DropDatabase(n.Name, n.IfExists)
 		if err != nil {
 			return err
 		}
 		for _, t := range tables {
 			s.srv.coord.DropTablets(ctx, t)
 		}
-		if strings.EqualFold(s.DB(), n.DBName) {
+		if strings.EqualFold(s.DB(), n.Name) {
 			s.mu.Lock()
 			s.db = ""
 			s.mu.Unlock()
@@ -334,18 +332,18 @@ func (s *Session) dbDDL(ctx context.Context, n *sqlparser.DBDDL, w wire.ResultWr
 	return sqlerr.NotSupportedYet.New("ALTER DATABASE")
 }
 
-func (s *Session) ddl(ctx context.Context, n *sqlparser.DDL, w wire.ResultWriter) error {
-	switch n.Action {
-	case sqlparser.DropStr:
-		if len(n.FromViews) > 0 {
+func (s *Session) ddl(ctx context.Context, n *parser.DDL, w wire.ResultWriter) error {
+	switch n.Op {
+	case parser.DDLDrop:
+		if len(n.Views) > 0 {
 			return s.dropViews(n, w)
 		}
-		for _, tn := range n.FromTables {
-			db, err := s.dbName(tn.DbQualifier.String())
+		for _, tn := range n.Tables {
+			db, err := s.dbName(tn.DB)
 			if err != nil {
 				return err
 			}
-			t, err := s.srv.cat.DropTable(db, tn.Name.String(), n.IfExists)
+			t, err := s.srv.cat.DropTable(db, tn.Name, n.IfExists)
 			if err != nil {
 				return err
 			}
@@ -354,12 +352,12 @@ func (s *Session) ddl(ctx context.Context, n *sqlparser.DDL, w wire.ResultWriter
 			}
 		}
 		return w.WriteOK(wire.OK{})
-	case sqlparser.TruncateStr:
-		db, err := s.dbName(n.Table.DbQualifier.String())
+	case parser.DDLTruncate:
+		db, err := s.dbName(n.Table.DB)
 		if err != nil {
 			return err
 		}
-		old, nt, err := s.srv.cat.TruncateTable(db, n.Table.Name.String(), func(t *catalog.Table) error {
+		old, nt, err := s.srv.cat.TruncateTable(db, n.Table.Name, func(t *catalog.Table) error {
 			return s.srv.coord.CreateTablets(ctx, t)
 		})
 		if err != nil {
@@ -371,7 +369,7 @@ func (s *Session) ddl(ctx context.Context, n *sqlparser.DDL, w wire.ResultWriter
 		s.srv.coord.DropTablets(ctx, old)
 		return w.WriteOK(wire.OK{})
 	}
-	return sqlerr.NotSupportedYet.New(strings.ToUpper(n.Action) + " TABLE")
+	return sqlerr.NotSupportedYet.New(n.Verb + " TABLE")
 }
 
 // canDecommission refuses to decommission backend id when the other

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/execution/coord"
@@ -29,21 +28,21 @@ import (
 // publishes the condition to them as one load transaction. As Doris, the
 // reply reports 0 affected rows (the delete is logical) and the label,
 // transaction id and status in its info.
-func (s *Session) deleteRows(ctx context.Context, st *parser.Vitess, n *sqlparser.Delete, params []types.Datum, w wire.ResultWriter) error {
+func (s *Session) deleteRows(ctx context.Context, st *parser.Vitess, params []types.Datum, w wire.ResultWriter) error {
 	if params == nil {
-		if err := noPlaceholder(n); err != nil {
+		if err := noPlaceholder(st); err != nil {
 			return err
 		}
 	}
 	b := newBinder(s, params)
-	t, _ := b.DeleteTable(n)
-	if bind.IsUsingDelete(n) || (t != nil && t.MergeOnWrite()) {
-		return s.deleteSign(ctx, st, n, params)(w)
+	t, _ := b.DeleteTable(st)
+	if bind.IsUsingDelete(st) || (t != nil && t.MergeOnWrite()) {
+		return s.deleteSign(ctx, st, params)(w)
 	}
-	d, err := b.BindDelete(n)
+	d, err := b.BindDelete(st)
 	if err != nil && t != nil && t.Keys == storage.UniqueKeys && t.DeleteSign() >= 0 {
 		// Not a delete predicate: Doris falls back to the delete-sign load.
-		return s.deleteSign(ctx, st, n, params)(w)
+		return s.deleteSign(ctx, st, params)(w)
 	}
 	if err != nil {
 		return err
@@ -160,18 +159,14 @@ func storageCond(d *bind.Delete, conds []expr.Expr) (storage.DeleteCond, error) 
 // predicate is not a query plan. (Doris explains a DELETE on a UNIQUE KEY
 // table as the partial-update load it runs there; here it is a delete
 // predicate too.)
-func (s *Session) explainDelete(n *sqlparser.Delete) error {
-	if len(n.TableExprs) == 1 {
-		if ate, ok := n.TableExprs[0].(*sqlparser.AliasedTableExpr); ok {
-			if tn, ok := ate.Expr.(sqlparser.TableName); ok {
-				_, t, err := s.table(tn.DbQualifier.String(), tn.Name.String())
-				if err != nil {
-					return err
-				}
-				if t.Keys == storage.UniqueKeys {
-					return sqlerr.NotSupportedYet.New("EXPLAIN DELETE of a UNIQUE KEY table")
-				}
-			}
+func (s *Session) explainDelete(v *parser.Vitess) error {
+	if tn, ok := v.DeleteFrom(); ok {
+		_, t, err := s.table(tn.DB, tn.Name)
+		if err != nil {
+			return err
+		}
+		if t.Keys == storage.UniqueKeys {
+			return sqlerr.NotSupportedYet.New("EXPLAIN DELETE of a UNIQUE KEY table")
 		}
 	}
 	return sqlerr.Doris.New("delete command on aggregate/duplicate table is not explainable")

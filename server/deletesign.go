@@ -3,8 +3,6 @@ package server
 import (
 	"context"
 
-	"github.com/dolthub/vitess/go/vt/sqlparser"
-
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/execution/coord"
 	"github.com/dorisgo/dorisgo/server/wire"
@@ -18,9 +16,9 @@ func (s *Session) showHidden() bool { return s.vars.get("show_hidden_columns") =
 // deleteSign runs a DELETE on a UNIQUE KEY table as Doris's
 // DeleteFromUsingCommand: one load of the matched rows with the delete
 // sign set (bind.BindDeleteSign), answered with the rows it wrote.
-func (s *Session) deleteSign(ctx context.Context, st *parser.Vitess, n *sqlparser.Delete, params []types.Datum) func(wire.ResultWriter) error {
+func (s *Session) deleteSign(ctx context.Context, st *parser.Vitess, params []types.Datum) func(wire.ResultWriter) error {
 	return func(w wire.ResultWriter) error {
-		ins, err := newBinder(s, params).BindDeleteSign(n)
+		ins, err := newBinder(s, params).BindDeleteSign(st)
 		if err != nil {
 			return err
 		}
@@ -30,7 +28,7 @@ func (s *Session) deleteSign(ctx context.Context, st *parser.Vitess, n *sqlparse
 		}
 		defer release()
 		// Bound again under the lock (see update).
-		if ins, err = newBinder(s, params).BindDeleteSign(n); err != nil {
+		if ins, err = newBinder(s, params).BindDeleteSign(st); err != nil {
 			return err
 		}
 		ctx = coord.WithLoadInfo(ctx, catalog.TxnInfo{User: s.acct.user})

@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/dolthub/vitess/go/vt/sqlparser"
-
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/execution/coord"
 	"github.com/dorisgo/dorisgo/server/wire"
@@ -28,6 +26,29 @@ func (s *Session) dispatch(ctx context.Context, stmt parser.Statement, params []
 		return s.txnStatement(ctx, st, w)
 	case *parser.Vitess:
 		return s.dispatchVitess(ctx, st, params, w)
+	case *parser.Set:
+		return s.set(st, w)
+	case *parser.Prepare:
+		return s.sqlPrepare(st, w)
+	case *parser.Execute:
+		return s.sqlExecute(ctx, st, w)
+	case *parser.Deallocate:
+		return s.sqlDeallocate(st, w)
+	case *parser.Use:
+		if err := s.InitDB(ctx, st.DB); err != nil {
+			return err
+		}
+		return w.WriteOK(wire.OK{})
+	case *parser.Show:
+		return s.show(ctx, st, w)
+	case *parser.DatabaseDDL:
+		return s.dbDDL(ctx, st, w)
+	case *parser.DDL:
+		return s.ddl(ctx, st, w)
+	case *parser.Kill:
+		return s.killStmt(st, w)
+	case *parser.AlterIndexes:
+		return s.alterIndexes(st, w)
 	case *parser.CreateTable:
 		return s.createTable(ctx, st, w)
 	case *parser.CreateTableAs:
@@ -113,76 +134,56 @@ func (s *Session) dispatch(ctx context.Context, stmt parser.Statement, params []
 }
 
 func (s *Session) dispatchVitess(ctx context.Context, st *parser.Vitess, params []types.Datum, w wire.ResultWriter) error {
-	switch n := st.AST.(type) {
-	case *sqlparser.Select, *sqlparser.SetOp, *sqlparser.ParenSelect:
+	switch st.Kind {
+	case parser.KindSelect:
 		return s.query(ctx, st, params, w)
-	case *sqlparser.Insert:
+	case parser.KindInsert:
 		ctx = coord.WithLoadInfo(ctx, catalog.TxnInfo{User: s.acct.user})
-		return s.insert(ctx, st, n, params, w)
-	case *sqlparser.Delete:
-		return s.deleteRows(ctx, st, n, params, w)
-	case *sqlparser.Update:
+		return s.insert(ctx, st, params, w)
+	case parser.KindDelete:
+		return s.deleteRows(ctx, st, params, w)
+	case parser.KindUpdate:
 		ctx = coord.WithLoadInfo(ctx, catalog.TxnInfo{User: s.acct.user})
-		return s.update(ctx, st, n, params, w)
-	case *sqlparser.Set:
-		return s.set(n, w)
-	case *sqlparser.Prepare:
-		return s.sqlPrepare(n, w)
-	case *sqlparser.Execute:
-		return s.sqlExecute(ctx, n, w)
-	case *sqlparser.Deallocate:
-		return s.sqlDeallocate(n, w)
-	case *sqlparser.Use:
-		if err := s.InitDB(ctx, n.DBName.String()); err != nil {
-			return err
-		}
-		return w.WriteOK(wire.OK{})
-	case *sqlparser.Show:
-		return s.show(ctx, n, w)
-	case *sqlparser.DBDDL:
-		return s.dbDDL(ctx, n, w)
-	case *sqlparser.DDL:
-		return s.ddl(ctx, n, w)
-	case *sqlparser.Kill:
-		id, err := s.constInt(n.ConnID)
-		if err != nil {
-			return err
-		}
-		if err := s.kill(id, !n.Connection); err != nil {
-			return err
-		}
-		return w.WriteOK(wire.OK{})
-	case *sqlparser.AlterTable:
-		// CREATE/DROP INDEX: a columnar store scans with zone maps instead of
-		// secondary indexes, so index statements on an existing table are
-		// accepted and do nothing (MySQL test suites create them).
-		for _, d := range n.Statements {
-			if d.IndexSpec == nil {
-				return sqlerr.NotSupportedYet.New("ALTER TABLE " + strings.ToUpper(d.Action))
-			}
-		}
-		if _, _, err := s.table(n.Table.DbQualifier.String(), n.Table.Name.String()); err != nil {
-			return err
-		}
-		return w.WriteOK(wire.OK{})
-	case *sqlparser.Explain:
+		return s.update(ctx, st, params, w)
+	case parser.KindExplain:
 		return sqlerr.NotSupportedYet.New("this EXPLAIN form")
 	}
 	return sqlerr.NotSupportedYet.New(strings.SplitN(strings.TrimSpace(st.Text), " ", 2)[0])
 }
 
-func (s *Session) constInt(e sqlparser.Expr) (int64, error) {
-	b := newBinder(s, nil)
-	return b.ConstInt(e)
+// killStmt runs KILL [CONNECTION | QUERY] id.
+func (s *Session) killStmt(st *parser.Kill, w wire.ResultWriter) error {
+	id, err := newBinder(s, nil).ConstInt(st.ID)
+	if err != nil {
+		return err
+	}
+	if err := s.kill(id, !st.Connection); err != nil {
+		return err
+	}
+	return w.WriteOK(wire.OK{})
+}
+
+// alterIndexes runs vitess's ALTER TABLE: CREATE/DROP INDEX. A columnar
+// store scans with zone maps instead of secondary indexes, so index
+// statements on an existing table are accepted and do nothing (MySQL test
+// suites create them).
+func (s *Session) alterIndexes(st *parser.AlterIndexes, w wire.ResultWriter) error {
+	if st.HasOther {
+		return sqlerr.NotSupportedYet.New("ALTER TABLE " + st.Other)
+	}
+	if _, _, err := s.table(st.Table.DB, st.Table.Name); err != nil {
+		return err
+	}
+	return w.WriteOK(wire.OK{})
 }
 
 // set runs SET: session/global system variables, user variables, SET NAMES.
-func (s *Session) set(n *sqlparser.Set, w wire.ResultWriter) error {
-	for _, e := range n.Exprs {
-		name := strings.ToLower(e.Name.Name.String())
-		if e.Scope == sqlparser.SetScope_User || strings.HasPrefix(name, "@") && !strings.HasPrefix(name, "@@") {
+func (s *Session) set(n *parser.Set, w wire.ResultWriter) error {
+	for _, e := range n.Assignments {
+		name := strings.ToLower(e.Name)
+		if e.Scope == parser.ScopeUser || strings.HasPrefix(name, "@") && !strings.HasPrefix(name, "@@") {
 			b := newBinder(s, nil)
-			x, err := b.BindConst(scalarSelect(e.Expr))
+			x, err := b.BindConst(e.Value)
 			if err != nil {
 				return err
 			}
@@ -193,7 +194,7 @@ func (s *Session) set(n *sqlparser.Set, w wire.ResultWriter) error {
 			s.vars.user[strings.TrimPrefix(name, "@")] = d
 			continue
 		}
-		global := e.Scope == sqlparser.SetScope_Global || e.Scope == sqlparser.SetScope_Persist || e.Scope == sqlparser.SetScope_PersistOnly
+		global := e.Scope == parser.ScopeGlobal || e.Scope == parser.ScopePersist || e.Scope == parser.ScopePersistOnly
 		name = strings.TrimPrefix(name, "@@")
 		for _, p := range []string{"global.", "session.", "local."} {
 			if strings.HasPrefix(name, p) {
@@ -205,12 +206,12 @@ func (s *Session) set(n *sqlparser.Set, w wire.ResultWriter) error {
 		case "names", "character set", "charset":
 			continue
 		case "transaction", "transaction isolation level":
-			if err := s.setTransaction(e.Expr, global, e.Scope == sqlparser.SetScope_Session); err != nil {
+			if err := s.setTransaction(e, global, e.Scope == parser.ScopeSession); err != nil {
 				return err
 			}
 			continue
 		}
-		val, err := s.setValue(e.Expr)
+		val, err := s.setValue(e)
 		if err != nil {
 			return err
 		}
@@ -238,16 +239,15 @@ func (s *Session) set(n *sqlparser.Set, w wire.ResultWriter) error {
 
 // setValue evaluates a SET right-hand side to its text; bare words
 // (SET x = ON, SET prefer_join_method = shuffle) are taken as strings.
-func (s *Session) setValue(e sqlparser.Expr) (string, error) {
-	if c, ok := e.(*sqlparser.ColName); ok && !strings.HasPrefix(c.Name.String(), "@") {
-		return c.Name.String(), nil
+func (s *Session) setValue(e parser.Assignment) (string, error) {
+	if e.Word != "" {
+		return e.Word, nil
 	}
-	if _, ok := e.(*sqlparser.Default); ok {
+	if e.Default {
 		return "DEFAULT", nil
 	}
-	e = scalarSelect(e)
 	b := newBinder(s, nil)
-	x, err := b.BindConst(e)
+	x, err := b.BindConst(e.Value)
 	if err != nil {
 		return "", err
 	}
@@ -262,32 +262,4 @@ func (s *Session) setValue(e sqlparser.Expr) (string, error) {
 		return "0", nil
 	}
 	return d.String(), nil
-}
-
-// scalarSelect unwraps SET's (SELECT expr) without FROM to the expression,
-// as clients write to drop a mode from @@sql_mode with REPLACE; anything
-// else is returned as is.
-func scalarSelect(e sqlparser.Expr) sqlparser.Expr {
-	sq, ok := e.(*sqlparser.Subquery)
-	if !ok {
-		return e
-	}
-	sel, ok := sq.Select.(*sqlparser.Select)
-	if !ok || len(sel.SelectExprs) != 1 || sel.Where != nil || sel.GroupBy != nil || sel.Having != nil || sel.Limit != nil {
-		return e
-	}
-	for _, te := range sel.From {
-		ate, ok := te.(*sqlparser.AliasedTableExpr)
-		if !ok {
-			return e
-		}
-		if tn, ok := ate.Expr.(sqlparser.TableName); !ok || !strings.EqualFold(tn.Name.String(), "dual") {
-			return e
-		}
-	}
-	ae, ok := sel.SelectExprs[0].(*sqlparser.AliasedExpr)
-	if !ok {
-		return e
-	}
-	return ae.Expr
 }

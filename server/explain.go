@@ -14,8 +14,6 @@ import (
 	"github.com/dorisgo/dorisgo/execution/op"
 	"github.com/dorisgo/dorisgo/execution/op/build"
 
-	"github.com/dolthub/vitess/go/vt/sqlparser"
-
 	"github.com/dorisgo/dorisgo/planner/check"
 	"github.com/dorisgo/dorisgo/planner/explain"
 	"github.com/dorisgo/dorisgo/planner/fragment"
@@ -53,23 +51,23 @@ func (s *Session) explain(ctx context.Context, st *parser.Explain, w wire.Result
 	if !ok {
 		return sqlerr.NotSupportedYet.New("EXPLAIN of this statement")
 	}
-	if d, ok := v.AST.(*sqlparser.Delete); ok {
-		return s.explainDelete(d)
+	if v.Kind == parser.KindDelete {
+		return s.explainDelete(v)
 	}
-	if ins, ok := v.AST.(*sqlparser.Insert); ok && st.Mode != parser.ExplainAnalyze {
-		return s.explainInsert(v, ins, st.Mode, w)
+	if v.Kind == parser.KindInsert && st.Mode != parser.ExplainAnalyze {
+		return s.explainInsert(v, st.Mode, w)
 	}
-	if u, ok := v.AST.(*sqlparser.Update); ok && st.Mode != parser.ExplainAnalyze {
-		if err := noPlaceholder(u); err != nil {
+	if v.Kind == parser.KindUpdate && st.Mode != parser.ExplainAnalyze {
+		if err := noPlaceholder(v); err != nil {
 			return err
 		}
-		ins, err := newBinder(s, nil).BindUpdate(u)
+		ins, err := newBinder(s, nil).BindUpdate(v)
 		if err != nil {
 			return err
 		}
 		return s.explainLoad(v, ins, st.Mode, w)
 	}
-	if _, ok := v.AST.(sqlparser.SelectStatement); !ok {
+	if v.Kind != parser.KindSelect {
 		return sqlerr.NotSupportedYet.New("EXPLAIN of this statement")
 	}
 	p, err := s.planQuery(v, nil)

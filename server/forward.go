@@ -16,7 +16,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
-	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/sql/parser"
@@ -80,15 +79,12 @@ func (s *Session) needsMaster(stmt parser.Statement) bool {
 		return false
 	}
 	switch st := stmt.(type) {
+	case *parser.Set:
+		return setsGlobal(st) // the master persists it for every frontend
+	case *parser.Show, *parser.Use, *parser.Kill, *parser.Prepare, *parser.Execute, *parser.Deallocate:
+		return false
 	case *parser.Vitess:
-		switch n := st.AST.(type) {
-		case *sqlparser.Set:
-			return setsGlobal(n) // the master persists it for every frontend
-		case *sqlparser.Select, *sqlparser.SetOp, *sqlparser.ParenSelect, *sqlparser.Show, *sqlparser.Use,
-			*sqlparser.Kill, *sqlparser.Prepare, *sqlparser.Execute, *sqlparser.Deallocate, *sqlparser.Explain:
-			return false
-		}
-		return true
+		return st.Kind != parser.KindSelect && st.Kind != parser.KindExplain
 	case *parser.TxnStmt:
 		return st.Op == parser.TxnBegin // COMMIT or ROLLBACK outside a transaction does nothing anywhere
 	case *parser.ShowBackends, *parser.ShowFrontends, *parser.ShowDelete, *parser.ShowTablets, *parser.ShowPartitions,
@@ -101,14 +97,7 @@ func (s *Session) needsMaster(stmt parser.Statement) bool {
 			return false
 		}
 		v, ok := st.Stmt.(*parser.Vitess)
-		if !ok {
-			return true
-		}
-		switch v.AST.(type) {
-		case *sqlparser.Select, *sqlparser.SetOp, *sqlparser.ParenSelect:
-			return false
-		}
-		return true
+		return !ok || v.Kind != parser.KindSelect
 	}
 	return true
 }

@@ -3,8 +3,7 @@ package server
 import (
 	"strings"
 
-	"github.com/dolthub/vitess/go/vt/sqlparser"
-
+	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/storage"
 )
 
@@ -60,10 +59,10 @@ func (s *Server) replicatedGlobals(ops []storage.MetaOp) {
 }
 
 // setsGlobal reports whether a SET assigns a global variable.
-func setsGlobal(n *sqlparser.Set) bool {
-	for _, e := range n.Exprs {
-		name := strings.ToLower(e.Name.Name.String())
-		if e.Scope == sqlparser.SetScope_Global || e.Scope == sqlparser.SetScope_Persist || e.Scope == sqlparser.SetScope_PersistOnly ||
+func setsGlobal(n *parser.Set) bool {
+	for _, e := range n.Assignments {
+		name := strings.ToLower(e.Name)
+		if e.Scope == parser.ScopeGlobal || e.Scope == parser.ScopePersist || e.Scope == parser.ScopePersistOnly ||
 			strings.HasPrefix(name, "@@global.") || strings.HasPrefix(name, "global.") {
 			return true
 		}

@@ -13,17 +13,6 @@ import (
 // (in place of query_timeout); every other optimizer hint is ignored with
 // a warning naming it.
 
-// hintsOf is the statement's hints (nil for statements without).
-func hintsOf(stmt parser.Statement) *parser.Hints {
-	switch st := stmt.(type) {
-	case *parser.Vitess:
-		return st.Hints
-	case *parser.Explain:
-		return hintsOf(st.Stmt)
-	}
-	return nil
-}
-
 // applySetVars sets the SET_VAR hints of h for the running statement and
 // returns what puts the previous values back. A variable that does not
 // exist or a bad value fails the statement, as SET would.

@@ -3,8 +3,6 @@ package server
 import (
 	"context"
 
-	"github.com/dolthub/vitess/go/vt/sqlparser"
-
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/execution/coord"
 
@@ -54,30 +52,22 @@ func (s *Session) prepare(sql string) (*prepared, error) {
 		return nil, err
 	}
 	p := &prepared{text: sql, stmt: stmt}
-	n := 0
-	if v, ok := stmt.(*parser.Vitess); ok {
-		switch v.AST.(type) {
-		case *sqlparser.Prepare, *sqlparser.Execute, *sqlparser.Deallocate:
-			return nil, sqlerr.UnsupportedPS.New() // as MySQL: not preparable
+	switch stmt.(type) {
+	case *parser.Prepare, *parser.Execute, *parser.Deallocate:
+		return nil, sqlerr.UnsupportedPS.New() // as MySQL: not preparable
+	}
+	n := parser.Placeholders(stmt)
+	if v, ok := stmt.(*parser.Vitess); ok && v.Kind == parser.KindSelect {
+		// Result metadata from binding with NULL arguments; a statement
+		// whose shape depends on its arguments reports none.
+		args := make([]types.Datum, n)
+		for i := range args {
+			args[i] = types.NullDatum(types.NullT)
 		}
-		_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
-			if val, ok := node.(*sqlparser.SQLVal); ok && val.Type == sqlparser.ValArg {
-				n++
-			}
-			return true, nil
-		}, v.AST)
-		if _, ok := v.AST.(sqlparser.SelectStatement); ok {
-			// Result metadata from binding with NULL arguments; a statement
-			// whose shape depends on its arguments reports none.
-			args := make([]types.Datum, n)
-			for i := range args {
-				args[i] = types.NullDatum(types.NullT)
-			}
-			if pq, err := s.planQuery(v, args); err == nil {
-				p.cols = outputColumns(pq.q.Outputs)
-			} else {
-				p.planErr = err
-			}
+		if pq, err := s.planQuery(v, args); err == nil {
+			p.cols = outputColumns(pq.q.Outputs)
+		} else {
+			p.planErr = err
 		}
 	}
 	for i := 0; i < n; i++ {

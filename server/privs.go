@@ -4,10 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dolthub/vitess/go/vt/sqlparser"
-
 	"github.com/dorisgo/dorisgo/catalog"
-	"github.com/dorisgo/dorisgo/planner/bind"
 	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
@@ -80,7 +77,27 @@ func (s *Session) authorize(stmt parser.Statement) error {
 	a := s.access()
 	switch st := stmt.(type) {
 	case *parser.Vitess:
-		return s.authorizeVitess(a, st.AST)
+		return s.authorizeVitess(a, st)
+	case *parser.Set:
+		for _, e := range st.Assignments {
+			if globalAssignment(e) {
+				return needGlobal(a, catalog.WantAdmin, "ADMIN")
+			}
+		}
+	case *parser.DatabaseDDL:
+		switch st.Op {
+		case parser.CreateDatabase:
+			return s.needDB(a, st.Name, catalog.WantCreate)
+		case parser.DropDatabase:
+			return s.needDB(a, st.Name, catalog.WantDrop)
+		}
+		return s.needDB(a, st.Name, catalog.WantAlter)
+	case *parser.DDL:
+		return s.authorizeDDL(a, st)
+	case *parser.AlterIndexes:
+		return s.needTable(a, st.Table.DB, st.Table.Name, catalog.WantAlter, "ALTER")
+	case *parser.Show:
+		return s.authorizeShow(a, st)
 	case *parser.Explain:
 		return s.authorize(st.Stmt)
 	case *parser.CreateTable:
@@ -113,7 +130,7 @@ func (s *Session) authorize(stmt parser.Statement) error {
 		if err := s.needTable(a, st.DB, st.Name, want, cmd); err != nil {
 			return err
 		}
-		return s.checkRefs(a, st.Query.AST)
+		return s.checkRefs(a, st.Query.Reads())
 	case *parser.AlterSystem:
 		return needGlobal(a, catalog.WantNode, "NODE")
 	case *parser.CancelAlterColumn:
@@ -191,86 +208,48 @@ func parsePrivs(names []string) (catalog.Priv, error) {
 	return p, nil
 }
 
-func (s *Session) authorizeVitess(a *catalog.Access, ast sqlparser.Statement) error {
-	switch n := ast.(type) {
-	case *sqlparser.Select, *sqlparser.SetOp, *sqlparser.ParenSelect:
-		return s.checkRefs(a, ast)
-	case *sqlparser.Delete:
-		// Doris's DELETE needs LOAD_PRIV on its table (and no SELECT).
-		for _, te := range n.TableExprs {
-			if ate, ok := te.(*sqlparser.AliasedTableExpr); ok {
-				if tn, ok := ate.Expr.(sqlparser.TableName); ok {
-					if err := s.needTable(a, tn.DbQualifier.String(), tn.Name.String(), catalog.WantLoad, "LOAD"); err != nil {
-						return err
-					}
-				}
-			}
+// authorizeVitess checks a query or DML statement: LOAD_PRIV on what
+// INSERT, UPDATE and DELETE write (Doris's DELETE needs no SELECT), then
+// SELECT_PRIV on every table read, an UPDATE's target included (its other
+// columns are read back).
+func (s *Session) authorizeVitess(a *catalog.Access, v *parser.Vitess) error {
+	for _, t := range v.Writes() {
+		if err := s.needTable(a, t.DB, t.Name, catalog.WantLoad, "LOAD"); err != nil {
+			return err
 		}
-	case *sqlparser.Update:
-		// LOAD_PRIV on the target, which is written; SELECT_PRIV on every
-		// table read, the target included (its other columns are read back).
-		if te := bind.UpdateTarget(n.TableExprs); te != nil {
-			tn := te.Expr.(sqlparser.TableName)
-			if err := s.needTable(a, tn.DbQualifier.String(), tn.Name.String(), catalog.WantLoad, "LOAD"); err != nil {
+	}
+	return s.checkRefs(a, v.Reads())
+}
+
+func (s *Session) authorizeDDL(a *catalog.Access, st *parser.DDL) error {
+	switch st.Op {
+	case parser.DDLDrop:
+		for _, tn := range slices.Concat(st.Tables, st.Views) {
+			if err := s.needTable(a, tn.DB, tn.Name, catalog.WantDrop, "DROP"); err != nil {
 				return err
 			}
 		}
-		return s.checkRefs(a, n)
-	case *sqlparser.Insert:
-		if err := s.needTable(a, n.Table.DbQualifier.String(), n.Table.Name.String(), catalog.WantLoad, "LOAD"); err != nil {
-			return err
+	case parser.DDLTruncate:
+		// Doris's TRUNCATE needs LOAD_PRIV (it replaces the data).
+		return s.needTable(a, st.Table.DB, st.Table.Name, catalog.WantLoad, "LOAD")
+	case parser.DDLCreate:
+		if !st.Table.IsEmpty() {
+			return s.needTable(a, st.Table.DB, st.Table.Name, catalog.WantCreate, "CREATE")
 		}
-		if n.Rows != nil {
-			return s.checkRefs(a, n.Rows)
+	default:
+		if !st.Table.IsEmpty() {
+			return s.needTable(a, st.Table.DB, st.Table.Name, catalog.WantAlter, "ALTER")
 		}
-	case *sqlparser.Set:
-		for _, e := range n.Exprs {
-			if globalAssignment(e) {
-				return needGlobal(a, catalog.WantAdmin, "ADMIN")
-			}
-		}
-	case *sqlparser.DBDDL:
-		switch n.Action {
-		case sqlparser.CreateStr:
-			return s.needDB(a, n.DBName, catalog.WantCreate)
-		case sqlparser.DropStr:
-			return s.needDB(a, n.DBName, catalog.WantDrop)
-		}
-		return s.needDB(a, n.DBName, catalog.WantAlter)
-	case *sqlparser.DDL:
-		switch n.Action {
-		case sqlparser.DropStr:
-			for _, tn := range slices.Concat(n.FromTables, n.FromViews) {
-				if err := s.needTable(a, tn.DbQualifier.String(), tn.Name.String(), catalog.WantDrop, "DROP"); err != nil {
-					return err
-				}
-			}
-		case sqlparser.TruncateStr:
-			// Doris's TRUNCATE needs LOAD_PRIV (it replaces the data).
-			return s.needTable(a, n.Table.DbQualifier.String(), n.Table.Name.String(), catalog.WantLoad, "LOAD")
-		case sqlparser.CreateStr:
-			if !n.Table.IsEmpty() {
-				return s.needTable(a, n.Table.DbQualifier.String(), n.Table.Name.String(), catalog.WantCreate, "CREATE")
-			}
-		default:
-			if !n.Table.IsEmpty() {
-				return s.needTable(a, n.Table.DbQualifier.String(), n.Table.Name.String(), catalog.WantAlter, "ALTER")
-			}
-		}
-	case *sqlparser.AlterTable:
-		return s.needTable(a, n.Table.DbQualifier.String(), n.Table.Name.String(), catalog.WantAlter, "ALTER")
-	case *sqlparser.Show:
-		return s.authorizeShow(a, n)
 	}
 	return nil
 }
 
-func (s *Session) authorizeShow(a *catalog.Access, n *sqlparser.Show) error {
+func (s *Session) authorizeShow(a *catalog.Access, n *parser.Show) error {
 	switch strings.ToLower(n.Type) {
 	case "tables", "table status":
 		db := n.Database
-		if n.ShowTablesOpt != nil && n.ShowTablesOpt.DbName != "" {
-			db = n.ShowTablesOpt.DbName
+		if n.FromDB != "" {
+			db = n.FromDB
 		}
 		if db, err := s.dbName(db); err == nil && !isSystemDB(db) && !a.SeesDB(db) {
 			return s.dbDenied(db)
@@ -280,65 +259,42 @@ func (s *Session) authorizeShow(a *catalog.Access, n *sqlparser.Show) error {
 			return s.dbDenied(n.Database)
 		}
 	case "create table":
-		return s.needTable(a, n.Table.DbQualifier.String(), n.Table.Name.String(), catalog.WantShow, "SHOW CREATE TABLE")
+		return s.needTable(a, n.Table.DB, n.Table.Name, catalog.WantShow, "SHOW CREATE TABLE")
 	case "columns", "fields", "index", "indexes", "keys":
-		db := n.Table.DbQualifier.String()
-		if n.ShowTablesOpt != nil && n.ShowTablesOpt.DbName != "" {
-			db = n.ShowTablesOpt.DbName
+		db := n.Table.DB
+		if n.FromDB != "" {
+			db = n.FromDB
 		}
 		if d, err := s.dbName(db); err == nil && isSystemDB(d) {
 			return nil
 		}
-		return s.needTable(a, db, n.Table.Name.String(), catalog.WantShow, "SHOW")
+		return s.needTable(a, db, n.Table.Name, catalog.WantShow, "SHOW")
 	}
 	return nil
 }
 
 // globalAssignment reports a SET of a global system variable, read as
 // set() reads it: SET GLOBAL x, SET PERSIST x, SET @@global.x.
-func globalAssignment(e *sqlparser.SetVarExpr) bool {
-	if e.Scope == sqlparser.SetScope_Global || e.Scope == sqlparser.SetScope_Persist || e.Scope == sqlparser.SetScope_PersistOnly {
+func globalAssignment(e parser.Assignment) bool {
+	if e.Scope == parser.ScopeGlobal || e.Scope == parser.ScopePersist || e.Scope == parser.ScopePersistOnly {
 		return true
 	}
-	name := strings.ToLower(e.Name.Name.String())
-	if e.Scope == sqlparser.SetScope_User || strings.HasPrefix(name, "@") && !strings.HasPrefix(name, "@@") {
+	name := strings.ToLower(e.Name)
+	if e.Scope == parser.ScopeUser || strings.HasPrefix(name, "@") && !strings.HasPrefix(name, "@@") {
 		return false
 	}
 	return strings.HasPrefix(strings.TrimPrefix(name, "@@"), "global.")
 }
 
-// checkRefs requires SELECT on every table a query names, before it is
-// bound. Unqualified names that a WITH clause anywhere in the statement
-// defines are skipped here (they may be CTEs); checkReads sees what the
-// binder made of them.
-func (s *Session) checkRefs(a *catalog.Access, node sqlparser.SQLNode) error {
-	ctes := map[string]bool{}
-	var refs []sqlparser.TableName
-	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
-		switch x := n.(type) {
-		case *sqlparser.CommonTableExpr:
-			if x != nil && x.AliasedTableExpr != nil {
-				ctes[strings.ToLower(x.As.String())] = true
-			}
-		case *sqlparser.AliasedTableExpr:
-			if x == nil {
-				break
-			}
-			if tn, ok := x.Expr.(sqlparser.TableName); ok {
-				refs = append(refs, tn)
-			}
-		}
-		return true, nil
-	}, node)
+// checkRefs requires SELECT on every table a query names (parser's Reads:
+// CTE names are left out there), before it is bound; checkReads sees what
+// the binder made of them.
+func (s *Session) checkRefs(a *catalog.Access, refs []parser.TableName) error {
 	for _, tn := range refs {
-		db, name := tn.DbQualifier.String(), tn.Name.String()
-		if db == "" && (ctes[strings.ToLower(name)] || strings.EqualFold(name, "dual")) {
+		if d, err := s.dbName(tn.DB); err == nil && isSystemDB(d) {
 			continue
 		}
-		if d, err := s.dbName(db); err == nil && isSystemDB(d) {
-			continue
-		}
-		if err := s.needTable(a, db, name, catalog.WantSelect, "SELECT"); err != nil {
+		if err := s.needTable(a, tn.DB, tn.Name, catalog.WantSelect, "SELECT"); err != nil {
 			return err
 		}
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/execution/op"
@@ -44,18 +43,17 @@ type planned struct {
 // planQuery binds and plans a SELECT; EXPLAIN prints and execution runs
 // the same plan object.
 func (s *Session) planQuery(st *parser.Vitess, params []types.Datum) (*planned, error) {
-	sel, ok := st.AST.(sqlparser.SelectStatement)
-	if !ok {
-		return nil, sqlerr.Assertf("not a query: %T", st.AST)
+	if st.Kind != parser.KindSelect {
+		return nil, sqlerr.Assertf("not a query: %v", st.Kind)
 	}
 	if params == nil {
-		if err := noPlaceholder(sel); err != nil {
+		if err := noPlaceholder(st); err != nil {
 			return nil, err
 		}
 	}
 	bc := s.bindContext(params)
 	bc.Hints = st.Hints
-	q, err := newBinderCtx(bc).BindSelect(sel)
+	q, err := newBinderCtx(bc).BindQuery(st)
 	if err != nil {
 		return nil, err
 	}
@@ -81,15 +79,8 @@ func (s *Session) planQuery(st *parser.Vitess, params []types.Datum) (*planned, 
 // a prepared statement (COM_QUERY), as MySQL does: the binder leaves it a
 // parameter that nothing binds (it failed evaluating, 1105 "unbound
 // parameter").
-func noPlaceholder(n sqlparser.SQLNode) error {
-	found := false
-	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
-		if v, ok := node.(*sqlparser.SQLVal); ok && v.Type == sqlparser.ValArg {
-			found = true
-		}
-		return !found, nil
-	}, n)
-	if found {
+func noPlaceholder(v *parser.Vitess) error {
+	if v.HasPlaceholder() {
 		return sqlerr.ParseError.New("You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '?'")
 	}
 	return nil
@@ -176,16 +167,16 @@ func outputColumns(outs []bind.Output) []wire.Column {
 }
 
 // insert runs INSERT ... VALUES / SELECT as one load transaction.
-func (s *Session) insert(ctx context.Context, st *parser.Vitess, n *sqlparser.Insert, params []types.Datum, w wire.ResultWriter) error {
+func (s *Session) insert(ctx context.Context, st *parser.Vitess, params []types.Datum, w wire.ResultWriter) error {
 	if st.Overwrite {
-		return s.insertOverwrite(ctx, st, n, params, w)
+		return s.insertOverwrite(ctx, st, params, w)
 	}
 	if params == nil {
-		if err := noPlaceholder(n); err != nil {
+		if err := noPlaceholder(st); err != nil {
 			return err
 		}
 	}
-	ins, err := newBinder(s, params).BindInsert(n)
+	ins, err := newBinder(s, params).BindInsert(st)
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dolthub/vitess/go/vt/sqlparser"
-
 	"github.com/dorisgo/dorisgo/execution/coord"
 	"github.com/dorisgo/dorisgo/planner/bind"
 	"github.com/dorisgo/dorisgo/server/wire"
@@ -217,7 +215,7 @@ func (s *Session) parsing(ctx context.Context, n int, parse func()) error {
 // run executes one statement, query queryID, under the session's timeout
 // and KILL QUERY; callers guard it.
 func (s *Session) run(ctx context.Context, queryID, text string, stmt parser.Statement, params []types.Datum, w wire.ResultWriter) error {
-	hints := hintsOf(stmt)
+	hints := parser.HintsOf(stmt)
 	restore, err := s.applySetVars(hints) // hints.go
 	if err != nil {
 		return err
@@ -248,10 +246,8 @@ func (s *Session) run(ctx context.Context, queryID, text string, stmt parser.Sta
 	}()
 	if s.needsMaster(stmt) {
 		err = s.forward(ctx, text, params, w)
-		if v, ok := stmt.(*parser.Vitess); ok && err == nil {
-			if set, ok := v.AST.(*sqlparser.Set); ok {
-				err = s.set(set, discardWriter{}) // the session's own copy follows
-			}
+		if set, ok := stmt.(*parser.Set); ok && err == nil {
+			err = s.set(set, discardWriter{}) // the session's own copy follows
 		}
 	} else {
 		err = s.dispatch(ctx, stmt, params, w)

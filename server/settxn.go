@@ -3,8 +3,7 @@ package server
 import (
 	"strings"
 
-	"github.com/dolthub/vitess/go/vt/sqlparser"
-
+	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 )
 
@@ -14,12 +13,11 @@ import (
 // (@@transaction_isolation, @@tx_isolation), as Doris keeps it. Without a
 // scope MySQL changes only the next transaction, which no variable shows,
 // so nothing is stored. READ ONLY would have to refuse writes: refused.
-func (s *Session) setTransaction(e sqlparser.Expr, global, session bool) error {
-	v, ok := e.(*sqlparser.SQLVal)
-	if !ok {
-		return sqlerr.Syntax.New("SET TRANSACTION " + sqlparser.String(e))
+func (s *Session) setTransaction(e parser.Assignment, global, session bool) error {
+	if !e.IsLiteral {
+		return sqlerr.Syntax.New("SET TRANSACTION " + e.Text)
 	}
-	c := strings.ToLower(strings.TrimSpace(string(v.Val)))
+	c := strings.ToLower(strings.TrimSpace(e.Literal))
 	switch {
 	case c == "read write":
 		return nil

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dolthub/vitess/go/vt/sqlparser"
-
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/sql/parser"
@@ -47,15 +45,8 @@ func likeMatcher(pattern string) func(string) bool {
 	return re.MatchString
 }
 
-func (s *Session) show(ctx context.Context, n *sqlparser.Show, w wire.ResultWriter) error {
-	like := ""
-	if n.Filter != nil {
-		like = n.Filter.Like
-	}
-	if n.ShowTablesOpt != nil && n.ShowTablesOpt.Filter != nil {
-		like = n.ShowTablesOpt.Filter.Like
-	}
-	match := likeMatcher(like)
+func (s *Session) show(ctx context.Context, n *parser.Show, w wire.ResultWriter) error {
+	match := likeMatcher(n.Like)
 	switch strings.ToLower(n.Type) {
 	case "databases", "schemas":
 		var rows [][]types.Datum
@@ -66,11 +57,7 @@ func (s *Session) show(ctx context.Context, n *sqlparser.Show, w wire.ResultWrit
 		}
 		return writeTable(w, []wire.Column{strCol("Database")}, rows)
 	case "tables":
-		db := ""
-		if n.ShowTablesOpt != nil {
-			db = n.ShowTablesOpt.DbName
-		}
-		db, err := s.dbName(db)
+		db, err := s.dbName(n.FromDB)
 		if err != nil {
 			return err
 		}
@@ -109,12 +96,12 @@ func (s *Session) show(ctx context.Context, n *sqlparser.Show, w wire.ResultWrit
 			}
 			rows = append(rows, []types.Datum{str(name), str(val)})
 		}
-		if n.Filter != nil && n.Filter.Filter != nil {
-			rows = filterVarRows(n.Filter.Filter, rows)
+		if n.Where != nil {
+			rows = filterVarRows(n.Where, rows)
 		}
 		return writeTable(w, []wire.Column{strCol("Variable_name"), strCol("Value")}, rows)
 	case "create table":
-		return s.showCreateTable(n.Table.DbQualifier.String(), n.Table.Name.String(), w)
+		return s.showCreateTable(n.Table.DB, n.Table.Name, w)
 	case "create database":
 		if _, err := s.srv.cat.Database(n.Database); err != nil {
 			return err
@@ -122,11 +109,11 @@ func (s *Session) show(ctx context.Context, n *sqlparser.Show, w wire.ResultWrit
 		return writeTable(w, []wire.Column{strCol("Database"), strCol("Create Database")},
 			[][]types.Datum{{str(n.Database), str(fmt.Sprintf("CREATE DATABASE `%s`", n.Database))}})
 	case "columns", "fields":
-		db := n.Table.DbQualifier.String()
-		if n.ShowTablesOpt != nil && n.ShowTablesOpt.DbName != "" {
-			db = n.ShowTablesOpt.DbName
+		db := n.Table.DB
+		if n.FromDB != "" {
+			db = n.FromDB
 		}
-		return s.describe(db, n.Table.Name.String(), n.Full, w)
+		return s.describe(db, n.Table.Name, n.Full, w)
 	case "processlist":
 		return s.showProcessList(ctx, w)
 	case "table status":
@@ -159,26 +146,17 @@ func (s *Session) show(ctx context.Context, n *sqlparser.Show, w wire.ResultWrit
 
 // filterVarRows applies SHOW VARIABLES WHERE variable_name = 'x' (the only
 // form clients send).
-func filterVarRows(f sqlparser.Expr, rows [][]types.Datum) [][]types.Datum {
-	cmp, ok := f.(*sqlparser.ComparisonExpr)
-	if !ok {
-		return rows
-	}
-	lit, ok := cmp.Right.(*sqlparser.SQLVal)
-	if !ok {
-		return rows
-	}
-	col := strings.ToLower(sqlparser.String(cmp.Left))
+func filterVarRows(f *parser.ShowWhere, rows [][]types.Datum) [][]types.Datum {
 	idx := 0
-	if strings.Contains(col, "value") {
+	if strings.Contains(f.Column, "value") {
 		idx = 1
 	}
-	want := string(lit.Val)
+	want := f.Value
 	var out [][]types.Datum
 	for _, r := range rows {
 		v := r[idx].S
 		var keep bool
-		switch strings.ToLower(cmp.Operator) {
+		switch f.Op {
 		case "=":
 			keep = strings.EqualFold(v, want)
 		case "like":

@@ -5,9 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dolthub/vitess/go/vt/sqlparser"
-
 	"github.com/dorisgo/dorisgo/server/wire"
+	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
@@ -21,9 +20,9 @@ import (
 // text fails).
 
 // sqlPrepare runs PREPARE name FROM 'text' | @var.
-func (s *Session) sqlPrepare(n *sqlparser.Prepare, w wire.ResultWriter) error {
+func (s *Session) sqlPrepare(n *parser.Prepare, w wire.ResultWriter) error {
 	name := strings.ToLower(n.Name)
-	text := n.Expr
+	text := n.Source
 	if v, ok := userVarName(text); ok {
 		d := s.vars.User(v)
 		if d.Null {
@@ -70,16 +69,16 @@ func userVarName(src string) (string, bool) {
 
 // sqlExecute runs EXECUTE name [USING @a, …] as the statement prepared
 // under name, with the variables' current values (NULL if unset).
-func (s *Session) sqlExecute(ctx context.Context, n *sqlparser.Execute, w wire.ResultWriter) error {
+func (s *Session) sqlExecute(ctx context.Context, n *parser.Execute, w wire.ResultWriter) error {
 	p, ok := s.sqlStmts[strings.ToLower(n.Name)]
 	if !ok {
 		return sqlerr.UnknownStmt.New(n.Name, "EXECUTE")
 	}
-	if len(n.VarList) != p.NumParams() {
+	if len(n.Vars) != p.NumParams() {
 		return sqlerr.WrongArguments.New("EXECUTE")
 	}
-	args := make([]types.Datum, len(n.VarList))
-	for i, v := range n.VarList {
+	args := make([]types.Datum, len(n.Vars))
+	for i, v := range n.Vars {
 		name, ok := userVarName(v)
 		if !ok {
 			return sqlerr.WrongArguments.New("EXECUTE")
@@ -87,7 +86,7 @@ func (s *Session) sqlExecute(ctx context.Context, n *sqlparser.Execute, w wire.R
 		args[i] = s.vars.User(name)
 	}
 	// The prepared statement's own hints hold for the execution.
-	h := hintsOf(p.stmt)
+	h := parser.HintsOf(p.stmt)
 	restore, err := s.applySetVars(h)
 	if err != nil {
 		return err
@@ -103,7 +102,7 @@ func (s *Session) sqlExecute(ctx context.Context, n *sqlparser.Execute, w wire.R
 }
 
 // sqlDeallocate runs DEALLOCATE PREPARE name (and DROP PREPARE name).
-func (s *Session) sqlDeallocate(n *sqlparser.Deallocate, w wire.ResultWriter) error {
+func (s *Session) sqlDeallocate(n *parser.Deallocate, w wire.ResultWriter) error {
 	name := strings.ToLower(n.Name)
 	if _, ok := s.sqlStmts[name]; !ok {
 		return sqlerr.UnknownStmt.New(n.Name, "DEALLOCATE PREPARE")

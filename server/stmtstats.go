@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dolthub/vitess/go/vt/sqlparser"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dorisgo/dorisgo/sql/parser"
@@ -51,10 +50,10 @@ const (
 func taskOf(stmt parser.Statement) string {
 	switch st := stmt.(type) {
 	case *parser.Vitess:
-		switch st.AST.(type) {
-		case *sqlparser.Select, *sqlparser.SetOp, *sqlparser.ParenSelect:
+		switch st.Kind {
+		case parser.KindSelect:
 			return taskQuery
-		case *sqlparser.Insert, *sqlparser.Update, *sqlparser.Delete:
+		case parser.KindInsert, parser.KindUpdate, parser.KindDelete:
 			return taskLoad
 		}
 	case *parser.CreateTableAs:

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/execution/coord"
@@ -76,11 +75,11 @@ func sinkLines(p *coord.Profile) []string {
 
 // explainInsert prints the plan an INSERT would run: its source planned
 // by the distributed planner, ending in the OLAP TABLE SINK fragment.
-func (s *Session) explainInsert(v *parser.Vitess, n *sqlparser.Insert, mode parser.ExplainMode, w wire.ResultWriter) error {
-	if err := noPlaceholder(n); err != nil {
+func (s *Session) explainInsert(v *parser.Vitess, mode parser.ExplainMode, w wire.ResultWriter) error {
+	if err := noPlaceholder(v); err != nil {
 		return err
 	}
-	ins, err := newBinder(s, nil).BindInsert(n)
+	ins, err := newBinder(s, nil).BindInsert(v)
 	if err != nil {
 		return err
 	}
@@ -118,20 +117,17 @@ func (s *Session) explainLoad(v *parser.Vitess, ins *bind.Insert, mode parser.Ex
 // (or VALUES): an atomic replace of the whole table or of the partitions
 // named, through new tablets swapped in at commit (coord.Overwrite). As in
 // Doris it cannot run inside a transaction.
-func (s *Session) insertOverwrite(ctx context.Context, st *parser.Vitess, n *sqlparser.Insert, params []types.Datum, w wire.ResultWriter) error {
+func (s *Session) insertOverwrite(ctx context.Context, st *parser.Vitess, params []types.Datum, w wire.ResultWriter) error {
 	if s.txn != nil || s.vars.get("autocommit") == "0" {
 		return sqlerr.Doris.New(errInTxn)
 	}
 	if params == nil {
-		if err := noPlaceholder(n); err != nil {
+		if err := noPlaceholder(st); err != nil {
 			return err
 		}
 	}
-	var parts []string
-	for _, p := range n.Partitions {
-		parts = append(parts, p.String())
-	}
-	ins, err := newBinder(s, params).BindInsert(n)
+	parts := st.InsertPartitions()
+	ins, err := newBinder(s, params).BindInsert(st)
 	if err != nil {
 		return err
 	}

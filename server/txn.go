@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dolthub/vitess/go/vt/sqlparser"
-
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/execution/coord"
 	"github.com/dorisgo/dorisgo/planner/logical"
@@ -109,14 +107,13 @@ func txnKind(stmt parser.Statement) stmtTxnKind {
 	case *parser.TxnStmt:
 		return txnControl
 	case *parser.Vitess:
-		switch st.AST.(type) {
-		case *sqlparser.Insert, *sqlparser.Delete, *sqlparser.Update:
+		switch st.Kind {
+		case parser.KindInsert, parser.KindDelete, parser.KindUpdate:
 			return txnWrite
-		case *sqlparser.DDL, *sqlparser.DBDDL, *sqlparser.AlterTable:
-			return txnDDL
 		}
 		return txnRead
-	case *parser.CreateTable, *parser.CreateTableAs, *parser.CreateView, *parser.AlterTableSet, *parser.AlterTable, *parser.CreateUser, *parser.DropUser,
+	case *parser.DDL, *parser.DatabaseDDL, *parser.AlterIndexes,
+		*parser.CreateTable, *parser.CreateTableAs, *parser.CreateView, *parser.AlterTableSet, *parser.AlterTable, *parser.CreateUser, *parser.DropUser,
 		*parser.GrantPrivs, *parser.GrantRoles, *parser.CreateRole, *parser.DropRole, *parser.SetPassword:
 		return txnDDL
 	}

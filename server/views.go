@@ -5,8 +5,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/dolthub/vitess/go/vt/sqlparser"
-
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/sql/parser"
@@ -34,12 +32,12 @@ func (s *Session) createView(st *parser.CreateView, w wire.ResultWriter) error {
 			return w.WriteOK(wire.OK{})
 		}
 	}
-	if hasVariable(st.Query.AST) {
+	if st.Query.HasUserVariable() {
 		return sqlerr.ViewSelectVariable.New()
 	}
 	bc := s.bindContext(nil)
 	bc.Hints = st.Query.Hints
-	q, err := newBinderCtx(bc).BindView(db, st.Name, st.Query.AST.(sqlparser.SelectStatement))
+	q, err := newBinderCtx(bc).BindView(db, st.Name, st.Query)
 	if err != nil {
 		return err
 	}
@@ -76,23 +74,6 @@ func (s *Session) createView(st *parser.CreateView, w wire.ResultWriter) error {
 	return w.WriteOK(wire.OK{})
 }
 
-// hasVariable reports a user variable (@x) or a placeholder in a view's
-// query (MySQL's 1351); system variables (@@x) are allowed.
-func hasVariable(ast sqlparser.SQLNode) bool {
-	found := false
-	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
-		switch x := n.(type) {
-		case *sqlparser.SQLVal:
-			found = found || x.Type == sqlparser.ValArg
-		case *sqlparser.ColName:
-			name := x.Name.String()
-			found = found || strings.HasPrefix(name, "@") && !strings.HasPrefix(name, "@@")
-		}
-		return !found, nil
-	}, ast)
-	return found
-}
-
 // viewColumnName is MySQL's name for a view column taken from the query:
 // the output name, or Name_exp_<i> when that is longer than a column
 // name may be (an unaliased long expression).
@@ -105,14 +86,14 @@ func viewColumnName(name string, i int) string {
 
 // dropViews runs DROP VIEW [IF EXISTS] v, ...: all of them or, on an
 // error, none (MySQL 8).
-func (s *Session) dropViews(n *sqlparser.DDL, w wire.ResultWriter) error {
+func (s *Session) dropViews(n *parser.DDL, w wire.ResultWriter) error {
 	var names []catalog.ViewName
-	for _, tn := range n.FromViews {
-		db, err := s.dbName(tn.DbQualifier.String())
+	for _, tn := range n.Views {
+		db, err := s.dbName(tn.DB)
 		if err != nil {
 			return err
 		}
-		names = append(names, catalog.ViewName{DB: db, Name: tn.Name.String()})
+		names = append(names, catalog.ViewName{DB: db, Name: tn.Name})
 	}
 	if _, err := s.srv.cat.DropViews(names, n.IfExists); err != nil {
 		return err
@@ -179,7 +160,7 @@ func (s *Session) describeView(db string, v *catalog.View, w wire.ResultWriter) 
 	if err != nil {
 		return err
 	}
-	q, err := newBinder(s, nil).BindSelect(st.(*parser.Vitess).AST.(sqlparser.SelectStatement))
+	q, err := newBinder(s, nil).BindQuery(st.(*parser.Vitess))
 	if err != nil {
 		return err
 	}

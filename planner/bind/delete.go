@@ -10,6 +10,7 @@ import (
 	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/sql/eval"
 	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 	"github.com/dorisgo/dorisgo/storage"
@@ -61,7 +62,11 @@ func (b *Binder) resolveWriteTarget(tn sqlparser.TableName, notTable string) (st
 // on key columns, since it is applied to rows before they merge; on
 // DUPLICATE tables any deterministic condition is accepted. Subqueries are
 // not supported.
-func (b *Binder) BindDelete(n *sqlparser.Delete) (*Delete, error) {
+func (b *Binder) BindDelete(v *parser.Vitess) (*Delete, error) {
+	n, err := stmtAs[*sqlparser.Delete](v, "a DELETE")
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case len(n.Targets) > 0 || len(n.TableExprs) != 1:
 		return nil, sqlerr.NotSupportedYet.New("DELETE of several tables")

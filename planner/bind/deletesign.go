@@ -7,15 +7,21 @@ import (
 
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/storage"
 )
 
-// IsUsingDelete reports whether n is DELETE FROM t … USING … (Doris's
+// IsUsingDelete reports whether v is DELETE FROM t … USING … (Doris's
 // join form; vitess puts the target in Targets and the USING items in
 // TableExprs). MySQL's DELETE t FROM t JOIN … parses the same way but
 // names the target among the tables; Doris has no such form.
-func IsUsingDelete(n *sqlparser.Delete) bool {
+func IsUsingDelete(v *parser.Vitess) bool {
+	n, ok := v.AST.(*sqlparser.Delete)
+	return ok && isUsingDelete(n)
+}
+
+func isUsingDelete(n *sqlparser.Delete) bool {
 	if len(n.Targets) != 1 {
 		return len(n.Targets) > 0
 	}
@@ -54,7 +60,11 @@ func namesTable(exprs sqlparser.TableExprs, tn sqlparser.TableName) bool {
 // row's values on a merge-on-write table (Doris's partial update fills
 // them from the old row) and take their defaults on a merge-on-read one,
 // except NOT NULL columns without a default, which are read back.
-func (b *Binder) BindDeleteSign(n *sqlparser.Delete) (*Insert, error) {
+func (b *Binder) BindDeleteSign(v *parser.Vitess) (*Insert, error) {
+	n, err := stmtAs[*sqlparser.Delete](v, "a DELETE")
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case n.With != nil:
 		return nil, sqlerr.NotSupportedYet.New("DELETE with a WITH clause")
@@ -67,13 +77,13 @@ func (b *Binder) BindDeleteSign(n *sqlparser.Delete) (*Insert, error) {
 	}
 	from := n.TableExprs
 	var ate *sqlparser.AliasedTableExpr
-	if len(n.Targets) == 1 && !IsUsingDelete(n) {
+	if len(n.Targets) == 1 && !isUsingDelete(n) {
 		// MySQL's DELETE a FROM t AS a, … (the parser's spelling of
 		// Doris's DELETE FROM t a USING …): the target is among the tables.
 		if ate = targetExpr(n.TableExprs, n.Targets[0]); ate == nil {
 			return nil, sqlerr.NotSupportedYet.New("DELETE of a table the FROM clause names inside a derived table")
 		}
-	} else if IsUsingDelete(n) {
+	} else if isUsingDelete(n) {
 		// DELETE FROM t [a] USING <items>: t joined with the items.
 		ate = &sqlparser.AliasedTableExpr{Expr: n.Targets[0]}
 		from = append(sqlparser.TableExprs{ate}, n.TableExprs...)
@@ -195,16 +205,20 @@ func targetExpr(exprs sqlparser.TableExprs, target sqlparser.TableName) *sqlpars
 }
 
 // DeleteTable resolves the table a DELETE names (its target).
-func (b *Binder) DeleteTable(n *sqlparser.Delete) (*catalog.Table, bool) {
+func (b *Binder) DeleteTable(v *parser.Vitess) (*catalog.Table, bool) {
+	n, ok := v.AST.(*sqlparser.Delete)
+	if !ok {
+		return nil, false
+	}
 	var tn sqlparser.TableName
 	switch {
-	case len(n.Targets) == 1 && !IsUsingDelete(n):
+	case len(n.Targets) == 1 && !isUsingDelete(n):
 		a := targetExpr(n.TableExprs, n.Targets[0])
 		if a == nil {
 			return nil, false
 		}
 		tn = a.Expr.(sqlparser.TableName)
-	case IsUsingDelete(n):
+	case isUsingDelete(n):
 		tn = n.Targets[0]
 	case len(n.TableExprs) == 1:
 		ate, ok := n.TableExprs[0].(*sqlparser.AliasedTableExpr)

@@ -10,6 +10,7 @@ import (
 	"github.com/dorisgo/dorisgo/planner/logical"
 	"github.com/dorisgo/dorisgo/sql/eval"
 	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 	"github.com/dorisgo/dorisgo/storage"
@@ -30,7 +31,11 @@ type Insert struct {
 }
 
 // BindInsert binds INSERT INTO t [(cols)] VALUES ... | SELECT ...
-func (b *Binder) BindInsert(ins *sqlparser.Insert) (*Insert, error) {
+func (b *Binder) BindInsert(v *parser.Vitess) (*Insert, error) {
+	ins, err := stmtAs[*sqlparser.Insert](v, "an INSERT")
+	if err != nil {
+		return nil, err
+	}
 	if ins.Action == sqlparser.ReplaceStr {
 		return nil, sqlerr.NotSupportedYet.New("REPLACE")
 	}

@@ -55,7 +55,7 @@ type LoadField struct {
 
 // BindLoad binds a stream load's columns (nil: the table's columns in
 // order) and where condition (nil: none) for table t.
-func (b *Binder) BindLoad(t *catalog.Table, columns []parser.LoadColumn, where sqlparser.Expr) (*Load, error) {
+func (b *Binder) BindLoad(t *catalog.Table, columns []parser.LoadColumn, where *parser.Expr) (*Load, error) {
 	n := len(t.Columns)
 	l := &Load{Exprs: make([]expr.Expr, n)}
 	seen := map[string]bool{}
@@ -111,7 +111,7 @@ func (b *Binder) BindLoad(t *catalog.Table, columns []parser.LoadColumn, where s
 		if c.Expr == nil {
 			continue
 		}
-		x, err := b.bindLoadExpr(c.Expr, visible, "columns")
+		x, err := b.bindLoadExpr(c.Expr.AST, visible, "columns")
 		if err != nil {
 			return nil, err
 		}
@@ -196,7 +196,7 @@ func (b *Binder) BindLoad(t *catalog.Table, columns []parser.LoadColumn, where s
 		for _, c := range t.Columns {
 			cols = append(cols, b.newCol(t.Name, c.Name, c.Type, true))
 		}
-		x, err := b.bindLoadExpr(where, cols, "where clause")
+		x, err := b.bindLoadExpr(where.AST, cols, "where clause")
 		if err != nil {
 			return nil, err
 		}

@@ -422,8 +422,8 @@ func splitAnd(e expr.Expr) []expr.Expr {
 }
 
 // ConstInt binds a constant integer expression (KILL id).
-func (b *Binder) ConstInt(e sqlparser.Expr) (int64, error) {
-	x, err := b.bindExpr(e, nil)
+func (b *Binder) ConstInt(e *parser.Expr) (int64, error) {
+	x, err := b.bindExpr(e.AST, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -438,7 +438,7 @@ func (b *Binder) ConstInt(e sqlparser.Expr) (int64, error) {
 }
 
 // BindConst binds a constant expression with no columns in scope (SET x = expr).
-func (b *Binder) BindConst(e sqlparser.Expr) (expr.Expr, error) { return b.bindExpr(e, nil) }
+func (b *Binder) BindConst(e *parser.Expr) (expr.Expr, error) { return b.bindExpr(e.AST, nil) }
 
 // havingNames resolves an unqualified name in HAVING, outside aggregate
 // arguments, as MySQL does (and Doris, which binds HAVING against the

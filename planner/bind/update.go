@@ -6,8 +6,8 @@ import (
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/dorisgo/dorisgo/catalog"
-
 	"github.com/dorisgo/dorisgo/sql/expr"
+	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/storage"
 )
@@ -19,7 +19,11 @@ import (
 // SET expressions see the row as it was (standard SQL, as Doris). Doris's
 // FROM form arrives from the parser as MySQL's multi-table form
 // (UPDATE t, <from items> SET …); the target is the first table named.
-func (b *Binder) BindUpdate(n *sqlparser.Update) (*Insert, error) {
+func (b *Binder) BindUpdate(v *parser.Vitess) (*Insert, error) {
+	n, err := stmtAs[*sqlparser.Update](v, "an UPDATE")
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case n.With != nil:
 		return nil, sqlerr.NotSupportedYet.New("UPDATE with a WITH clause")
@@ -30,7 +34,7 @@ func (b *Binder) BindUpdate(n *sqlparser.Update) (*Insert, error) {
 	case n.Ignore != "":
 		return nil, sqlerr.NotSupportedYet.New("UPDATE IGNORE")
 	}
-	ate := UpdateTarget(n.TableExprs)
+	ate := parser.UpdateTarget(n.TableExprs)
 	if ate == nil {
 		return nil, sqlerr.NotSupportedYet.New("UPDATE of a derived table")
 	}
@@ -131,25 +135,6 @@ func partialUpdate(t *catalog.Table, set map[int]sqlparser.Expr) *storage.Partia
 		return nil
 	}
 	return p
-}
-
-// UpdateTarget is the first base table of an UPDATE's table list: the
-// target (the table after UPDATE, or the left end of MySQL's join form).
-func UpdateTarget(exprs sqlparser.TableExprs) *sqlparser.AliasedTableExpr {
-	if len(exprs) == 0 {
-		return nil
-	}
-	switch te := exprs[0].(type) {
-	case *sqlparser.AliasedTableExpr:
-		if _, ok := te.Expr.(sqlparser.TableName); ok {
-			return te
-		}
-	case *sqlparser.JoinTableExpr:
-		return UpdateTarget(sqlparser.TableExprs{te.LeftExpr})
-	case *sqlparser.ParenTableExpr:
-		return UpdateTarget(te.Exprs)
-	}
-	return nil
 }
 
 // checkAssignmentTarget refuses SET x.col where x is not the target (its

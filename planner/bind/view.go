@@ -25,12 +25,16 @@ import (
 // viewRef names a view.
 type viewRef struct{ db, name string }
 
-// BindView binds sel as the query of view db.name for CREATE or ALTER
+// BindView binds query as the query of view db.name for CREATE or ALTER
 // VIEW: a reference to db.name itself, directly or through other views, is
 // 1462 (CREATE OR REPLACE VIEW v AS SELECT * FROM v, or a cycle of views).
 // The scans it returns are not marked with the view: the definer needs
 // SELECT on what the query reads.
-func (b *Binder) BindView(db, name string, sel sqlparser.SelectStatement) (*Query, error) {
+func (b *Binder) BindView(db, name string, query *parser.Vitess) (*Query, error) {
+	sel, err := stmtAs[sqlparser.SelectStatement](query, "a query")
+	if err != nil {
+		return nil, err
+	}
 	b.defining = &viewRef{db, name}
 	defer func() { b.defining = nil }()
 	return b.bindQuery(sel, nil)

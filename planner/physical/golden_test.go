@@ -250,8 +250,8 @@ func (e *env) plan(sql string, vars physical.Vars) (*physical.Distributed, logic
 	if !ok {
 		return nil, nil, fmt.Errorf("not a query")
 	}
-	if n, ok := v.AST.(*sqlparser.Insert); ok {
-		ins, err := bind.New(&bind.Context{Cat: e.cat, DB: e.db, Now: time.Now(), Hints: v.Hints}).BindInsert(n)
+	if v.Kind == parser.KindInsert {
+		ins, err := bind.New(&bind.Context{Cat: e.cat, DB: e.db, Now: time.Now(), Hints: v.Hints}).BindInsert(v)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -328,7 +328,7 @@ func (e *env) inject(table string, rows int64) error {
 // reaching itself) and stores it.
 func (e *env) createView(x *parser.CreateView) error {
 	q, err := bind.New(&bind.Context{Cat: e.cat, DB: e.db, Now: time.Now(), Hints: x.Query.Hints}).
-		BindView(e.db, x.Name, x.Query.AST.(sqlparser.SelectStatement))
+		BindView(e.db, x.Name, x.Query)
 	if err != nil {
 		return err
 	}

@@ -7,14 +7,17 @@ import (
 )
 
 // Statement is one parsed statement. It is sealed: the concrete types are
-// *Vitess and the Doris statements declared in this file.
+// *Vitess, the statements classified out of vitess (classify.go) and the
+// Doris statements declared in this file.
 type Statement interface{ statement() }
 
-// Vitess is a plain MySQL statement that vitess understands (SELECT/UNION,
-// INSERT, UPDATE/DELETE, SET, SHOW ..., USE, DROP, TRUNCATE, CREATE DATABASE,
-// KILL, BEGIN/COMMIT, GRANT, ...), with the Doris hints found in its text.
+// Vitess is a plain MySQL query or DML statement that vitess understands
+// (SELECT/UNION, INSERT, UPDATE, DELETE; Kind says which), or another
+// vitess statement the server does not run (KindOther), with the Doris
+// hints found in its text. Only planner/bind reads AST.
 type Vitess struct {
 	AST   sqlparser.Statement
+	Kind  Kind
 	Hints *Hints // never nil
 	Text  string // the statement as the user wrote it (hints included)
 	// Label is an INSERT's Doris WITH LABEL ("" if none).

@@ -131,8 +131,8 @@ func TestCreateTable(t *testing.T) {
 }
 
 func TestCreateTableFallbackAndErrors(t *testing.T) {
-	if _, ok := mustOne(t, "CREATE TABLE t2 LIKE t1").(*Vitess); !ok {
-		t.Errorf("CREATE TABLE LIKE: want *Vitess")
+	if d, ok := mustOne(t, "CREATE TABLE t2 LIKE t1").(*DDL); !ok || d.Op != DDLCreate || d.Table.Name != "t2" {
+		t.Errorf("CREATE TABLE LIKE: want vitess's CREATE as *DDL")
 	}
 	if _, ok := mustOne(t, "CREATE TABLE t2 AS SELECT * FROM t1").(*CreateTableAs); !ok {
 		t.Errorf("CREATE TABLE AS SELECT: want *CreateTableAs")

@@ -6,8 +6,9 @@
 // Input is one or more ';'-separated statements in the MySQL dialect plus
 // the Doris extensions of spec/INTERFACE.md. Output is a sealed Statement:
 //
-//   - *Vitess: any statement dolthub/vitess parses (queries, DML, SET, SHOW,
-//     USE, ...), with the Doris join hints (`JOIN [shuffle] t`,
+//   - *Vitess: a query or DML statement dolthub/vitess parses (SELECT and
+//     set operations, INSERT, UPDATE, DELETE; Kind says which) for
+//     planner/bind to bind, with the Doris join hints (`JOIN [shuffle] t`,
 //     `JOIN /*+ broadcast */ t`), SET_VAR and Spark hints removed from the
 //     text before vitess sees it and returned in Hints, join hints keyed by
 //     the *sqlparser.JoinTableExpr they belong to. Doris's LEFT|RIGHT
@@ -16,6 +17,12 @@
 //     and friends (semijoin.go). GROUP BY ... WITH ROLLUP,
 //     CUBE(...) and GROUPING SETS (...) reach vitess rewritten as the calls
 //     ROLLUP(...), `CUBE`(...) and GROUPING_SETS(...) (rollup.go).
+//   - the other statements vitess parses that the server runs, read out of
+//     the vitess tree (classify.go): Use, Set, Show, Prepare, Execute,
+//     Deallocate, Kill, DatabaseDDL, DDL (DROP TABLE/VIEW, TRUNCATE, ...)
+//     and AlterIndexes; expressions the binder evaluates for them are
+//     opaque *Expr values. refs.go reads the tables a *Vitess reads and
+//     writes (for the privilege checks), its placeholders and variables.
 //   - Doris statements parsed by hand (vitess cannot): CREATE TABLE with
 //     keys/partitions/DISTRIBUTED BY/PROPERTIES, ALTER TABLE ... SET (...),
 //     ALTER SYSTEM ... BACKEND, SHOW BACKENDS/TABLETS/PARTITIONS/PROC/CREATE
@@ -28,5 +35,5 @@
 // Hints are blanked (overwritten with spaces), never cut out, so every
 // offset vitess reports is an offset into the user's text and syntax errors
 // quote it as MySQL does (error 1064, "... near '<text>' at line n").
-// Only this package and planner/bind import vitess.
+// Only this package and planner/bind import vitess (layers_test.go).
 package parser

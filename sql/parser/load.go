@@ -13,7 +13,7 @@ import (
 // `name = expression` computed from the file's columns.
 type LoadColumn struct {
 	Name string
-	Expr sqlparser.Expr
+	Expr *Expr
 }
 
 // ParseLoadColumns parses a stream load's `columns` header, as Doris does:
@@ -37,7 +37,7 @@ func ParseLoadColumns(text string) ([]LoadColumn, error) {
 			if n.Operator != sqlparser.EqualStr || !ok || !col.Qualifier.IsEmpty() {
 				return nil, sqlerr.Doris.New("columns: expected a column name or name = expression, got " + sqlparser.String(n))
 			}
-			out = append(out, LoadColumn{Name: col.Name.String(), Expr: n.Right})
+			out = append(out, LoadColumn{Name: col.Name.String(), Expr: &Expr{AST: n.Right}})
 		default:
 			return nil, sqlerr.Doris.New("columns: expected a column name or name = expression, got " + sqlparser.String(e))
 		}
@@ -46,7 +46,7 @@ func ParseLoadColumns(text string) ([]LoadColumn, error) {
 }
 
 // ParseLoadWhere parses a stream load's `where` header: one expression.
-func ParseLoadWhere(text string) (sqlparser.Expr, error) {
+func ParseLoadWhere(text string) (*Expr, error) {
 	items, err := parseLoadExprs(text)
 	if err != nil {
 		return nil, err
@@ -54,7 +54,7 @@ func ParseLoadWhere(text string) (sqlparser.Expr, error) {
 	if len(items) != 1 {
 		return nil, sqlerr.Doris.New("where: expected one condition, got " + strings.TrimSpace(text))
 	}
-	return items[0], nil
+	return &Expr{AST: items[0]}, nil
 }
 
 // parseLoadExprs parses text as the select list of `SELECT <text>`, and

@@ -45,7 +45,7 @@ func TestParseLoadColumns(t *testing.T) {
 			if c.Expr == nil {
 				parts = append(parts, c.Name)
 			} else {
-				parts = append(parts, c.Name+"="+sqlparser.String(c.Expr))
+				parts = append(parts, c.Name+"="+sqlparser.String(c.Expr.AST))
 			}
 		}
 		if got := strings.Join(parts, ", "); got != tc.want {

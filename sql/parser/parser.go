@@ -23,6 +23,7 @@ func Parse(sql string) ([]Statement, error) {
 		if err == nil && st != nil {
 			err = checkNames(st)
 		}
+		st = classify(st)
 		if err != nil {
 			return nil, err
 		}
@@ -55,7 +56,7 @@ func ParseOne(sql string) (Statement, error) {
 	if err := checkNames(st); err != nil {
 		return nil, err
 	}
-	return st, nil
+	return classify(st), nil
 }
 
 // parseStatement parses one statement text; nil, nil means it was empty
@@ -316,7 +317,7 @@ func parseVitess(text string, toks []token, blank [][2]int) (Statement, error) {
 	if err := hints.attach(ast); err != nil {
 		return nil, err
 	}
-	return &Vitess{AST: ast, Hints: hints.Hints, Text: text}, nil
+	return &Vitess{AST: ast, Kind: kindOf(ast), Hints: hints.Hints, Text: text}, nil
 }
 
 // vitessParse is sqlparser.Parse made panic-free: the generated parser has

@@ -93,8 +93,8 @@ func TestCreateDefinerNotView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := st.(*Vitess); !ok {
-		t.Fatalf("got %T, want *Vitess", st)
+	if d, ok := st.(*DDL); !ok || d.Op != DDLCreate {
+		t.Fatalf("got %T, want vitess's CREATE as *DDL", st)
 	}
 }
 
@@ -103,13 +103,13 @@ func TestShowCreateViewAndDropView(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(st, &ShowCreateView{DB: "db", View: "v"}) {
 		t.Fatalf("SHOW CREATE VIEW: %#v, %v", st, err)
 	}
-	// DROP VIEW is vitess's: FromViews, IfExists.
+	// DROP VIEW is vitess's, classified as a DDL: Views, IfExists.
 	st, err = ParseOne("DROP VIEW IF EXISTS v1, db.v2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ddl, ok := st.(*Vitess).AST.(*sqlparser.DDL)
-	if !ok || !ddl.IfExists || len(ddl.FromViews) != 2 || ddl.FromViews[1].DbQualifier.String() != "db" || len(ddl.FromTables) != 0 {
-		t.Fatalf("DROP VIEW: %#v", st.(*Vitess).AST)
+	ddl, ok := st.(*DDL)
+	if !ok || ddl.Op != DDLDrop || !ddl.IfExists || len(ddl.Views) != 2 || ddl.Views[1] != (TableName{"db", "v2"}) || len(ddl.Tables) != 0 {
+		t.Fatalf("DROP VIEW: %#v", st)
 	}
 }
