@@ -332,13 +332,15 @@ func (s *Store) tablet(id TabletID) (*tablet, error) {
 // CreateTablet persists (synced) a tablet's schema. Creating an existing
 // tablet is a no-op.
 func (s *Store) CreateTablet(id TabletID, schema *TabletSchema) error {
+	return s.CreateTablets([]TabletID{id}, schema)
+}
+
+// CreateTablets persists the schema of every tablet of ids in one synced
+// batch (a table's replicas on this backend: one fsync, not one per
+// tablet). Tablets that exist already are left as they are.
+func (s *Store) CreateTablets(ids []TabletID, schema *TabletSchema) error {
 	if err := validateSchema(schema); err != nil {
 		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.tablets[id] != nil {
-		return nil
 	}
 	sc := schema.clone()
 	restoreSchema(sc)
@@ -347,10 +349,29 @@ func (s *Store) CreateTablet(id TabletID, schema *TabletSchema) error {
 	if err != nil {
 		return err
 	}
-	if err := s.db.Set(schemaKey(id), v, pebble.Sync); err != nil {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.db.NewBatch()
+	defer b.Close()
+	var created []TabletID
+	for _, id := range ids {
+		if s.tablets[id] != nil || slices.Contains(created, id) {
+			continue
+		}
+		if err := b.Set(schemaKey(id), v, nil); err != nil {
+			return err
+		}
+		created = append(created, id)
+	}
+	if len(created) == 0 {
+		return nil
+	}
+	if err := b.Commit(pebble.Sync); err != nil {
 		return err
 	}
-	s.tablets[id] = &tablet{id: id, schema: sc}
+	for _, id := range created {
+		s.tablets[id] = &tablet{id: id, schema: sc}
+	}
 	return nil
 }
 
@@ -386,16 +407,46 @@ func validateSchema(sc *TabletSchema) error {
 
 // DropTablet removes the tablet's schema, rowsets, data and pending rowsets.
 func (s *Store) DropTablet(id TabletID) error {
+	return s.DropTablets([]TabletID{id})
+}
+
+// DropTablets removes the schema, rowsets, data and pending rowsets of
+// every tablet of ids in one synced batch.
+func (s *Store) DropTablets(ids []TabletID) error {
 	s.commitMu.Lock()
 	defer s.commitMu.Unlock()
+	b := s.db.NewBatch()
+	defer b.Close()
 	s.mu.Lock()
+	for _, id := range ids {
+		s.dropLocked(b, id)
+	}
+	s.mu.Unlock()
+	for _, id := range ids {
+		for _, p := range []byte{pfxSchema, pfxRowset, pfxData, pfxCompact, pfxBitmap} {
+			pre := tabletPrefix(p, id)
+			if err := b.DeleteRange(pre, prefixEnd(pre), nil); err != nil {
+				return err
+			}
+		}
+	}
+	if err := b.Commit(pebble.Sync); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		s.queueReclaim(id)
+	}
+	return nil
+}
+
+// dropLocked forgets tablet id and its pending writers, adding the
+// deletion of their markers to b. Caller holds s.mu.
+func (s *Store) dropLocked(b *pebble.Batch, id TabletID) {
 	t := s.tablets[id]
 	delete(s.tablets, id)
 	if t != nil {
 		t.dropped = true
 	}
-	b := s.db.NewBatch()
-	defer b.Close()
 	for txn, ws := range s.pending {
 		if w := ws[id]; w != nil {
 			w.mu.Lock()
@@ -408,18 +459,6 @@ func (s *Store) DropTablet(id TabletID) error {
 			}
 		}
 	}
-	s.mu.Unlock()
-	for _, p := range []byte{pfxSchema, pfxRowset, pfxData, pfxCompact, pfxBitmap} {
-		pre := tabletPrefix(p, id)
-		if err := b.DeleteRange(pre, prefixEnd(pre), nil); err != nil {
-			return err
-		}
-	}
-	if err := b.Commit(pebble.Sync); err != nil {
-		return err
-	}
-	s.queueReclaim(id)
-	return nil
 }
 
 // Tablets lists the tablets of the store in id order.

@@ -189,12 +189,7 @@ func (b *Backend) action(ctx context.Context, typ string, body []byte) (any, err
 		if err := json.Unmarshal(body, &r); err != nil {
 			return nil, err
 		}
-		for _, t := range r.Tablets {
-			if err := b.store.CreateTablet(t, r.Schema); err != nil {
-				return nil, err
-			}
-		}
-		return struct{}{}, nil
+		return struct{}{}, b.store.CreateTablets(r.Tablets, r.Schema)
 	case rpc.ActAlterTablet:
 		var r rpc.CreateTabletReq
 		if err := json.Unmarshal(body, &r); err != nil {
@@ -211,12 +206,7 @@ func (b *Backend) action(ctx context.Context, typ string, body []byte) (any, err
 		if err := json.Unmarshal(body, &r); err != nil {
 			return nil, err
 		}
-		for _, t := range r.Tablets {
-			if err := b.store.DropTablet(t); err != nil {
-				return nil, err
-			}
-		}
-		return struct{}{}, nil
+		return struct{}{}, b.store.DropTablets(r.Tablets)
 	case rpc.ActWriteDelete:
 		var r rpc.WriteDeleteReq
 		if err := json.Unmarshal(body, &r); err != nil {
