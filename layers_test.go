@@ -64,15 +64,18 @@ var rules = []rule{
 	{"server/slt", []string{""}, []string{"github.com/go-sql-driver/mysql"}},
 	// The web UI renders plain data the FE hands it: standard library only.
 	{"server/webui", nil, nil},
-	// The audit log rotates by size with lumberjack; stream load reads
-	// lz4 bodies (compress_type) with pierrec/lz4, which arrow uses too.
-	// Stream load reads jsonpaths and json_root with gjson.
+	// HTTP stream load: the server mounts it and hands it the catalog,
+	// the coordinator and authentication; it never imports the server.
+	// It reads lz4 bodies (compress_type) with pierrec/lz4, which arrow
+	// uses too, and jsonpaths and json_root with gjson.
+	{"server/streamload", []string{"catalog", "storage", "execution/coord", "execution/rpc", "planner/bind", "sql/"}, []string{arrow, "github.com/pierrec/lz4/", "github.com/tidwall/gjson"}},
+	// The audit log rotates by size with lumberjack.
 	// The FE journal: Raft (hashicorp/raft, its logger hclog) over the
 	// metadata store, its log in Pebble.
 	{"server/journal", []string{"storage", "sql/sqlerr"}, []string{"github.com/hashicorp/raft", "github.com/hashicorp/go-hclog", "github.com/cockroachdb/pebble/"}},
 	// The server runs what sql/parser classified and hands queries to
 	// planner/bind whole: it never sees a vitess node.
-	{"server", []string{""}, []string{arrow, "github.com/prometheus/", "gopkg.in/natefinch/lumberjack.v2", "github.com/pierrec/lz4/", "github.com/tidwall/gjson"}},
+	{"server", []string{""}, []string{arrow, "github.com/prometheus/", "gopkg.in/natefinch/lumberjack.v2"}},
 	{"cmd/", []string{""}, nil},
 	{"bench", []string{""}, nil},
 }

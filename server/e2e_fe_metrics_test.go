@@ -96,6 +96,22 @@ func TestE2EFEMetricsAndProfiles(t *testing.T) {
 	if d["doris_fe_txn_begin"] != 1 || d["doris_fe_txn_failed"] != 1 || d["doris_fe_txn_success"] != 0 || d["doris_fe_request_total"] != 0 {
 		t.Errorf("failed stream load moved %v; want one txn begun and failed, no statement", d)
 	}
+	// The stream load counters: that load failed (the server's first), then
+	// one of two rows (8 bytes) succeeds.
+	after = httpGet(t, metrics)
+	if f, ok := metricValue(after, `doris_fe_stream_load_total{status="fail"}`), metricValue(after, `doris_fe_stream_load_total{status="success"}`); f != 1 || ok != -1 {
+		t.Errorf("after the failed stream load: stream_load_total fail %v, success %v; want 1 and none", f, ok)
+	}
+	r, err = streamLoad(context.Background(), s.HTTPAddr(), "fm", "t", "root", "", map[string]string{"column_separator": ","}, bytes.NewReader([]byte("7,7\n8,8\n")))
+	if err != nil || r.Status != "Success" {
+		t.Fatalf("stream load: %+v %v", r, err)
+	}
+	loaded := httpGet(t, metrics)
+	ld := feDelta(after, loaded, `doris_fe_stream_load_total{status="fail"}`, "doris_fe_load_rows", "doris_fe_load_bytes")
+	if ok := metricValue(loaded, `doris_fe_stream_load_total{status="success"}`); ok != 1 ||
+		ld[`doris_fe_stream_load_total{status="fail"}`] != 0 || ld["doris_fe_load_rows"] != 2 || ld["doris_fe_load_bytes"] != 8 {
+		t.Errorf("successful stream load: success %v, moved %v; want 1 success, 2 rows, 8 bytes, no failure", ok, ld)
+	}
 
 	// SHOW QUERY PROFILE "/": newest first, Doris's columns; the queries
 	// and the load with their states, not SET or the unparsable SELEC.

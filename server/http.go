@@ -62,22 +62,32 @@ func newMetrics(s *Server) *metrics {
 	return m
 }
 
+// countStreamLoad counts a stream load's reply in the FE's metrics
+// (doris_fe_stream_load_total by status; rows and bytes of a success).
+func (s *Server) countStreamLoad(status string, rows, bytes int64) {
+	s.metrics.loads.WithLabelValues(status).Inc()
+	if status == "success" {
+		s.metrics.loadRows.Add(float64(rows))
+		s.metrics.loadBytes.Add(float64(bytes))
+	}
+}
+
 func (s *Server) httpHandler() http.Handler {
 	s.metrics = newMetrics(s)
 	mux := http.NewServeMux()
 	// Every /api endpoint takes HTTP basic auth against the MySQL accounts
 	// and checks the privileges its SQL counterpart would: stream load
-	// LOAD_PRIV on its table (streamload.go), the colocate admin endpoints
+	// LOAD_PRIV on its table (server/streamload), the colocate admin endpoints
 	// ADMIN_PRIV, /api/profile one's own queries unless ADMIN_PRIV.
-	mux.HandleFunc("PUT /api/{db}/{table}/_stream_load", s.streamLoad)
+	mux.HandleFunc("PUT /api/{db}/{table}/_stream_load", s.streamLoads.ServeLoad)
 	// Between the frontends of a replicated cluster (ha.go, forward.go):
 	// they present the cluster token, not an account.
 	mux.HandleFunc("POST /api/_fe/forward", s.serveForward)
 	mux.HandleFunc("POST /api/_fe/heartbeat", s.serveFEHeartbeat)
 	mux.HandleFunc("GET /api/_fe/frontends", s.serveFrontends)
 	mux.HandleFunc("GET /api/_fe/processlist", s.serveProcessList)
-	mux.HandleFunc("PUT /api/{db}/_stream_load_2pc", s.masterOnly(s.needLogin(s.streamLoad2PC)))
-	mux.HandleFunc("GET /api/_load_error_log", s.needLogin(s.serveLoadErrorLog))
+	mux.HandleFunc("PUT /api/{db}/_stream_load_2pc", s.masterOnly(s.needLogin(s.streamLoads.Serve2PC)))
+	mux.HandleFunc("GET /api/_load_error_log", s.needLogin(s.streamLoads.ServeErrorLog))
 	mux.HandleFunc("POST /api/colocate/group_stable", s.needAdmin(s.groupStable(false)))
 	mux.HandleFunc("DELETE /api/colocate/group_stable", s.needAdmin(s.groupStable(true)))
 	mux.HandleFunc("GET /api/profile", s.needLogin(s.profiles.serveList))

@@ -21,6 +21,7 @@ import (
 	"github.com/dorisgo/dorisgo/execution/coord"
 	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/server/journal"
+	"github.com/dorisgo/dorisgo/server/streamload"
 	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/storage"
 	"gopkg.in/natefinch/lumberjack.v2"
@@ -84,12 +85,9 @@ type Server struct {
 	metrics  *metrics
 	profiles profiles
 	stmts    stmtStats // doris_fe_query_* (stmtstats.go)
-	// loadErrors keeps stream loads' rejected rows (streamload_errlog.go).
-	loadErrors loadErrorLogs
-	// streamRecs are the last stream loads, for SHOW STREAM LOAD.
-	streamRecs streamRecords
-	// liveStreams are the stream loads running now (streamload_live.go).
-	liveStreams liveStreams
+	// streamLoads serves the HTTP stream loads and keeps the recent and
+	// running ones for SHOW STREAM LOAD (server/streamload).
+	streamLoads *streamload.Loader
 	// analyzer runs ANALYZE jobs and the automatic collection (analyze.go).
 	analyzer *analyzer
 	// alters runs schema change jobs (schemachange_job.go).
@@ -174,6 +172,8 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s.coord = coord.New(s.cat, s.log)
 	s.coord.ClusterToken = s.token
+	s.streamLoads = streamload.New(streamload.Config{Catalog: s.cat, Coord: s.coord, Log: s.log, DataDir: cfg.DataDir,
+		Access: s.httpAccess, Redirect: s.redirectToMaster, Count: s.countStreamLoad})
 	if s.mysqlLn, err = net.Listen("tcp", net.JoinHostPort(cfg.Host, fmt.Sprint(cfg.MySQLPort))); err != nil {
 		return nil, err
 	}

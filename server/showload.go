@@ -3,13 +3,9 @@ package server
 import (
 	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/server/wire"
@@ -17,57 +13,6 @@ import (
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 )
-
-// streamLoadRecordsKept is how many finished stream loads SHOW STREAM LOAD
-// remembers (Doris keeps them on the backends with
-// enable_stream_load_record; dorisgo keeps the last ones in the FE's
-// memory, since the FE started).
-const streamLoadRecordsKept = 10000
-
-// streamRecord is one finished stream load, as SHOW STREAM LOAD lists it.
-type streamRecord struct {
-	Label, DB, Table, ClientIP, Status, Message, URL string
-	Total, Loaded, Filtered, Unselected, Bytes       int64
-	Start, Finish                                    time.Time
-	User, Comment                                    string
-}
-
-// streamRecords is a ring of the last stream loads.
-type streamRecords struct {
-	mu   sync.Mutex
-	recs []streamRecord
-	next int
-}
-
-func (r *streamRecords) add(rec streamRecord) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.recs) < streamLoadRecordsKept {
-		r.recs = append(r.recs, rec)
-		return
-	}
-	r.recs[r.next] = rec
-	r.next = (r.next + 1) % streamLoadRecordsKept
-}
-
-// all lists the kept records oldest first.
-func (r *streamRecords) all() []streamRecord {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append(append([]streamRecord(nil), r.recs[r.next:]...), r.recs[:r.next]...)
-}
-
-// recordStreamLoad keeps a finished stream load's reply for SHOW STREAM LOAD.
-func (s *Server) recordStreamLoad(r *http.Request, db, table, user string, start time.Time, resp *streamLoadResp) {
-	ip, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		ip = r.RemoteAddr
-	}
-	s.streamRecs.add(streamRecord{Label: resp.Label, DB: db, Table: table, ClientIP: ip, Status: resp.Status,
-		Message: resp.Message, URL: resp.ErrorURL, Total: resp.NumberTotalRows, Loaded: resp.NumberLoadedRows,
-		Filtered: resp.NumberFilteredRows, Unselected: resp.NumberUnselectedRows, Bytes: resp.LoadBytes,
-		Start: start, Finish: time.Now(), User: user, Comment: resp.Comment})
-}
 
 // showLoad is SHOW LOAD (the database's INSERT loads, from the catalog's
 // transactions) and SHOW STREAM LOAD (the FE's record of recent stream
@@ -86,7 +31,7 @@ func (s *Session) showLoad(st *parser.ShowLoad, w wire.ResultWriter) error {
 	if st.Stream {
 		names = []string{"Label", "Db", "Table", "ClientIp", "Status", "Message", "Url", "TotalRows", "LoadedRows",
 			"FilteredRows", "UnselectedRows", "LoadBytes", "StartTime", "FinishTime", "User", "Comment"}
-		for _, r := range append(s.srv.streamRecs.all(), s.srv.liveStreams.records()...) {
+		for _, r := range s.srv.streamLoads.Records() {
 			if r.DB != db || !a.Table(db, r.Table, catalog.WantLoad) {
 				continue
 			}

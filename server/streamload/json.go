@@ -1,4 +1,4 @@
-package server
+package streamload
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package server
+package streamload
 
 import (
 	"fmt"
@@ -17,11 +17,11 @@ type stream2PCResp struct {
 	Msg    string `json:"msg"`
 }
 
-// streamLoad2PC serves PUT /api/{db}/_stream_load_2pc, the second phase of
+// Serve2PC serves PUT /api/{db}/_stream_load_2pc, the second phase of
 // a two-phase stream load: txn_operation commit or abort of the
 // PRECOMMITTED load named by txn_id or label. It needs LOAD_PRIV on the
 // load's table.
-func (s *Server) streamLoad2PC(w http.ResponseWriter, r *http.Request, a *catalog.Access) {
+func (l *Loader) Serve2PC(w http.ResponseWriter, r *http.Request, a *catalog.Access) {
 	fail := func(code int, msg string) { writeJSON(w, code, stream2PCResp{Status: "Fail", Msg: msg}) }
 	db := r.PathValue("db")
 	op := strings.ToLower(strings.TrimSpace(r.Header.Get("txn_operation")))
@@ -29,7 +29,7 @@ func (s *Server) streamLoad2PC(w http.ResponseWriter, r *http.Request, a *catalo
 		fail(http.StatusBadRequest, `txn_operation must be "commit" or "abort"`)
 		return
 	}
-	if _, err := s.cat.Database(db); err != nil {
+	if _, err := l.cfg.Catalog.Database(db); err != nil {
 		fail(http.StatusOK, sqlerr.As(err).Message)
 		return
 	}
@@ -45,14 +45,14 @@ func (s *Server) streamLoad2PC(w http.ResponseWriter, r *http.Request, a *catalo
 			fail(http.StatusBadRequest, "Invalid txn_id: "+idText)
 			return
 		}
-		t, ok := s.cat.Txn(storage.TxnID(id))
+		t, ok := l.cfg.Catalog.Txn(storage.TxnID(id))
 		if !ok {
 			fail(http.StatusOK, fmt.Sprintf("transaction [%d] not found", id))
 			return
 		}
 		txn = t
 	case label != "":
-		t, ok := s.cat.TxnByLabel(db, label)
+		t, ok := l.cfg.Catalog.TxnByLabel(db, label)
 		if !ok {
 			fail(http.StatusOK, fmt.Sprintf("label [%s] not found in database %s", label, db))
 			return
@@ -63,16 +63,16 @@ func (s *Server) streamLoad2PC(w http.ResponseWriter, r *http.Request, a *catalo
 		return
 	}
 	for _, tid := range txn.Tables {
-		if t, ok := s.cat.TableByID(tid); ok && !a.Table(db, t.Name, catalog.WantLoad) {
+		if t, ok := l.cfg.Catalog.TableByID(tid); ok && !a.Table(db, t.Name, catalog.WantLoad) {
 			fail(http.StatusForbidden, sqlerr.TableAccessDenied.New("LOAD", a.User, a.Host, db+"."+t.Name).Message)
 			return
 		}
 	}
 	var err error
 	if op == "commit" {
-		err = s.coord.CommitPrecommitted(r.Context(), db, txn.ID)
+		err = l.cfg.Coord.CommitPrecommitted(r.Context(), db, txn.ID)
 	} else {
-		err = s.coord.AbortPrecommitted(r.Context(), db, txn.ID, "user abort")
+		err = l.cfg.Coord.AbortPrecommitted(r.Context(), db, txn.ID, "user abort")
 	}
 	if err != nil {
 		fail(http.StatusOK, sqlerr.As(err).Message)

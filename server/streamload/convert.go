@@ -1,4 +1,4 @@
-package server
+package streamload
 
 import (
 	"errors"
@@ -12,48 +12,9 @@ import (
 	"github.com/dorisgo/dorisgo/sql/types"
 )
 
-// toStorage converts a batch whose columns have types from into the table's
-// column types with the strict load rules, and rejects NULLs in NOT NULL
-// columns. firstRow numbers rec's first row (1-based) in error messages.
-// This is the one gate every load path (INSERT, stream load) passes.
-func toStorage(rec arrow.Record, from, to []types.Column, firstRow int) (arrow.Record, error) {
-	cols := make([]arrow.Array, len(to))
-	release := func() {
-		for _, c := range cols {
-			if c != nil {
-				c.Release()
-			}
-		}
-	}
-	for i, c := range to {
-		src := rec.Column(i)
-		var out arrow.Array
-		if arrow.TypeEqual(src.DataType(), c.Type.Arrow()) && (from[i].Type.SameFamily(c.Type) && !c.Type.IsString() || from[i].Type == c.Type) {
-			src.Retain()
-			out = src
-		} else {
-			var err error
-			out, err = eval.CastStrict(src, from[i].Type, c.Type, c.Name, firstRow, memory.DefaultAllocator)
-			if err != nil {
-				release()
-				return nil, err
-			}
-		}
-		cols[i] = out
-		if !c.Nullable && out.NullN() > 0 {
-			release()
-			return nil, sqlerr.BadNull.New(c.Name)
-		}
-	}
-	out := array.NewRecord(types.ArrowSchema(to), cols, rec.NumRows())
-	release()
-	return out, nil
-}
-
-// castRows converts arr (of type from) to type to with toStorage's strict
-// rules, row by row: a value the strict cast refuses becomes NULL and its
-// row (0-based) goes to bad, where toStorage fails the batch. A load
-// decides per row what such a value means (NULL, or a filtered row under
+// castRows converts arr (of type from) to type to with the strict load
+// rules (eval.CastStrict), row by row: a value the strict cast refuses
+// becomes NULL and its row (0-based) goes to bad. A load decides per row what such a value means (NULL, or a filtered row under
 // strict_mode). String lengths are left to the caller, for whom a too long
 // string filters its row whatever strict_mode says.
 func castRows(arr arrow.Array, from, to types.T, column string, bad func(row int)) (arrow.Array, error) {

@@ -1,4 +1,4 @@
-package server
+package streamload
 
 import (
 	"compress/bzip2"
@@ -89,7 +89,7 @@ type loadParser struct {
 
 	plan *bind.Load
 	// partial is set by partial_columns: the columns the load leaves to
-	// the existing rows (streamload_merge.go).
+	// the existing rows (merge.go).
 	partial *storage.PartialUpdate
 	// file[i] is the source column the i-th field of a row fills (-1:
 	// skipped); fileKeys[i] is its name, lower case (JSON keys).

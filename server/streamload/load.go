@@ -1,4 +1,4 @@
-package server
+package streamload
 
 import (
 	"bufio"
@@ -75,21 +75,23 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// streamLoad serves PUT /api/{db}/{table}/_stream_load: CSV or JSON in the
-// body, loaded as one transaction under the request's label.
-func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
+// ServeLoad serves PUT /api/{db}/{table}/_stream_load: CSV or JSON in the
+// body, loaded as one transaction under the request's label. It
+// authenticates the request itself (its 401 is a load reply) and needs
+// LOAD_PRIV on the table.
+func (l *Loader) ServeLoad(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	resp := &streamLoadResp{TwoPhaseCommit: "false", Label: r.Header.Get("label")}
 	fail := func(code int, msg string) {
 		resp.Status, resp.Message = "Fail", msg
 		resp.LoadTimeMs = time.Since(start).Milliseconds()
-		s.metrics.loads.WithLabelValues("fail").Inc()
+		l.count("fail", 0, 0)
 		writeJSON(w, code, resp)
 	}
-	if s.redirectToMaster(w, r) {
+	if l.cfg.Redirect != nil && l.cfg.Redirect(w, r) {
 		return
 	}
-	a, ok := s.httpAccess(r)
+	a, ok := l.cfg.Access(r)
 	if !ok {
 		w.Header().Set("WWW-Authenticate", `Basic realm="dorisgo"`)
 		resp.Status, resp.Message = "Fail", "Access denied: wrong user or password"
@@ -99,8 +101,8 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 	db, table := r.PathValue("db"), r.PathValue("table")
 	var live *liveStream
 	defer func() {
-		s.recordStreamLoad(r, db, table, a.User, start, resp)
-		s.liveStreams.remove(live) // after the record: always shown in one of them
+		l.record(r, db, table, a.User, start, resp)
+		l.live.remove(live) // after the record: always shown in one of them
 	}()
 	// LOAD_PRIV is checked before the table is looked up, so a caller
 	// without it learns nothing of what exists.
@@ -108,13 +110,13 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusForbidden, sqlerr.TableAccessDenied.New("LOAD", a.User, a.Host, db+"."+table).Message)
 		return
 	}
-	t, err := s.cat.Table(db, table)
+	t, err := l.cfg.Catalog.Table(db, table)
 	if err != nil {
 		fail(http.StatusOK, sqlerr.As(err).Message)
 		return
 	}
 	if resp.Label != "" {
-		if txn, ok := s.cat.TxnByLabel(db, resp.Label); ok && txn.State != catalog.TxnAborted {
+		if txn, ok := l.cfg.Catalog.TxnByLabel(db, resp.Label); ok && txn.State != catalog.TxnAborted {
 			resp.Status = "Label Already Exists"
 			resp.ExistingJobStatus = "RUNNING"
 			if txn.State == catalog.TxnVisible {
@@ -122,7 +124,7 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 			}
 			resp.Message = fmt.Sprintf("Label [%s] has already been used, relate to txn [%d], state [%s]", resp.Label, txn.ID, txn.State)
 			resp.TxnID = int64(txn.ID)
-			s.metrics.loads.WithLabelValues("label_exists").Inc()
+			l.count("label_exists", 0, 0)
 			writeJSON(w, http.StatusOK, resp)
 			return
 		}
@@ -137,7 +139,7 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 	if resp.Label == "" {
 		resp.Label = catalog.NewLoadLabel()
 	}
-	live = s.liveStreams.add(r, db, table, a.User, resp.Label, start, parser, body)
+	live = l.live.add(r, db, table, a.User, resp.Label, start, parser, body)
 	// The load does not follow the request's context: Go's server cancels
 	// it as soon as the client half-closes its side after the body, while
 	// that client still waits for the reply. Whether the load may commit is
@@ -159,7 +161,7 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 	if parser.partial != nil {
 		ctx = rpc.WithPartialUpdate(ctx, parser.partial)
 	}
-	res, err := s.coord.Load(ctx, db, t, resp.Label, func(yield func(arrow.Record) error) error {
+	res, err := l.cfg.Coord.Load(ctx, db, t, resp.Label, func(yield func(arrow.Record) error) error {
 		err := pipeline(ctx, func(emit func(loadWork) error) error {
 			return parser.parse(ctx, body, emit)
 		}, func(rec arrow.Record) error {
@@ -192,8 +194,8 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 		if len(lines) > 0 {
 			resp.FirstErrorMsg = strings.TrimPrefix(lines[0], "Reason: ")
 		}
-		if name, serr := s.loadErrors.save(s.cfg.DataDir, loadErrorMeta{DB: db, Table: t.Name, User: a.User}, lines); serr != nil {
-			s.log.Warn("stream load error log", "label", resp.Label, "err", serr)
+		if name, serr := l.errLogs.save(l.cfg.DataDir, loadErrorMeta{DB: db, Table: t.Name, User: a.User}, lines); serr != nil {
+			l.cfg.Log.Warn("stream load error log", "label", resp.Label, "err", serr)
 		} else {
 			resp.ErrorURL = "http://" + r.Host + "/api/_load_error_log?file=" + name
 		}
@@ -207,9 +209,7 @@ func (s *Server) streamLoad(w http.ResponseWriter, r *http.Request) {
 	resp.Status, resp.Message = "Success", "OK"
 	resp.NumberLoadedRows = res.Rows
 	resp.LoadTimeMs = time.Since(start).Milliseconds()
-	s.metrics.loads.WithLabelValues("success").Inc()
-	s.metrics.loadRows.Add(float64(res.Rows))
-	s.metrics.loadBytes.Add(float64(body.n.Load()))
+	l.count("success", res.Rows, body.n.Load())
 	writeJSON(w, http.StatusOK, resp)
 }
 

@@ -1,4 +1,4 @@
-package server
+package streamload
 
 import (
 	"bufio"
@@ -114,10 +114,10 @@ func (l *loadErrorLogs) sweep(dir string) {
 	}
 }
 
-// serveLoadErrorLog serves GET /api/_load_error_log?file=NAME: the
+// ServeErrorLog serves GET /api/_load_error_log?file=NAME: the
 // rejected rows of a load, as text, to the user who ran it or anyone with
 // LOAD_PRIV on its table (ADMIN_PRIV included).
-func (s *Server) serveLoadErrorLog(w http.ResponseWriter, r *http.Request, a *catalog.Access) {
+func (l *Loader) ServeErrorLog(w http.ResponseWriter, r *http.Request, a *catalog.Access) {
 	name := r.URL.Query().Get("file")
 	notFound := func() {
 		writeJSON(w, http.StatusNotFound, map[string]any{"code": 404, "msg": "Not Found",
@@ -127,7 +127,7 @@ func (s *Server) serveLoadErrorLog(w http.ResponseWriter, r *http.Request, a *ca
 		notFound()
 		return
 	}
-	f, err := os.Open(filepath.Join(loadErrorDir(s.cfg.DataDir), name))
+	f, err := os.Open(filepath.Join(loadErrorDir(l.cfg.DataDir), name))
 	if err != nil {
 		notFound()
 		return

@@ -1,4 +1,4 @@
-package server
+package streamload
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 )
 
 // CSV fields are parsed straight into typed columns, with the strict load
-// rules of toStorage: each column has a fast path for the usual text of
+// rules (eval.CastStrict): each column has a fast path for the usual text of
 // its type, and any other text goes through eval.CastStrict on that one
 // value, so what is accepted and the value stored are exactly those of the
 // string-then-cast path (castRows). Types without a fast path keep that

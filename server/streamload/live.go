@@ -1,7 +1,6 @@
-package server
+package streamload
 
 import (
-	"net"
 	"net/http"
 	"sort"
 	"sync"
@@ -28,11 +27,7 @@ type liveStreams struct {
 }
 
 func (l *liveStreams) add(r *http.Request, db, table, user, label string, start time.Time, p *loadParser, body *countingReader) *liveStream {
-	ip, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		ip = r.RemoteAddr
-	}
-	ls := &liveStream{label: label, db: db, table: table, clientIP: ip, user: user, start: start, parser: p, body: body}
+	ls := &liveStream{label: label, db: db, table: table, clientIP: clientIP(r), user: user, start: start, parser: p, body: body}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.m == nil {
@@ -53,13 +48,13 @@ func (l *liveStreams) remove(ls *liveStream) {
 
 // records are the running loads as SHOW STREAM LOAD rows, oldest first:
 // the parser's counters and the body's bytes as of now.
-func (l *liveStreams) records() []streamRecord {
+func (l *liveStreams) records() []Record {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := make([]streamRecord, 0, len(l.m))
+	out := make([]Record, 0, len(l.m))
 	for ls := range l.m {
 		p := ls.parser
-		out = append(out, streamRecord{Label: ls.label, DB: ls.db, Table: ls.table, ClientIP: ls.clientIP,
+		out = append(out, Record{Label: ls.label, DB: ls.db, Table: ls.table, ClientIP: ls.clientIP,
 			Status: "RUNNING", Message: "receiving the body", Total: p.total.Load(), Loaded: p.loaded.Load(),
 			Filtered: p.filtered.Load(), Unselected: p.unselected.Load(), Bytes: ls.body.n.Load(),
 			Start: ls.start, User: ls.user, Comment: p.comment})
