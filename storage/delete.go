@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -157,51 +158,94 @@ type liveDelete struct {
 // cache starts over (compiling is a JSON decode and a tree walk).
 const maxCachedPredicates = 4096
 
+// predKey identifies a compiled condition by what compiling reads: the
+// condition's text and the columns it is compiled against (names as the
+// condition knows them, types, nullability). Tablets of one table at one
+// schema share it, so a DELETE over many tablets compiles once, not once
+// per tablet.
 type predKey struct {
-	tab     TabletID
-	version int64 // of the schema it was compiled against
-	cond    string
+	cond string
+	cols string
 }
 
 // compiledCond is a decoded and compiled DeleteCond.
 type compiledCond struct {
+	dc   DeleteCond
+	pred Predicate
+}
+
+// colsKey encodes the compile inputs of cols for predKey.
+func colsKey(cols []types.Column) string {
+	b := make([]byte, 0, 24*len(cols))
+	for _, c := range cols {
+		b = append(b, c.Name...)
+		b = append(b, 0)
+		b = strconv.AppendInt(b, int64(c.Type.Kind), 10)
+		b = append(b, '.')
+		b = strconv.AppendInt(b, int64(c.Type.Precision), 10)
+		b = append(b, '.')
+		b = strconv.AppendInt(b, int64(c.Type.Scale), 10)
+		b = append(b, '.')
+		b = strconv.AppendInt(b, int64(c.Type.Length), 10)
+		b = append(b, '.')
+		b = append(b, c.Type.Sub...)
+		b = strconv.AppendBool(b, c.Nullable)
+		b = append(b, 1)
+	}
+	return string(b)
+}
+
+// compiled is the compiled condition of tablet t (schema sc) with the
+// ranges placed at sc's column positions.
+type compiled struct {
 	pred   Predicate
 	ranges []ColumnRange
 }
 
 // compile returns tablet t's condition encoded as raw (DeleteCond JSON),
-// decoded and compiled, cached.
-func (s *Store) compile(t *tablet, sc *TabletSchema, raw []byte) (compiledCond, error) {
+// decoded and compiled against t's schema sc, cached.
+func (s *Store) compile(t *tablet, sc *TabletSchema, raw []byte) (compiled, error) {
 	s.predMu.Lock()
-	c, ok := s.preds[predKey{t.id, sc.Version, string(raw)}]
+	dc, ok := s.decoded[string(raw)]
 	s.predMu.Unlock()
-	if ok {
-		return c, nil
-	}
-	if s.compiler == nil {
-		return c, sqlerr.Assertf("storage: tablet %d has delete conditions but the store has no predicate compiler", t.id)
-	}
-	var dc DeleteCond
-	if err := json.Unmarshal(raw, &dc); err != nil {
-		return c, fmt.Errorf("storage: tablet %d: delete condition: %w", t.id, err)
-	}
-	p, err := s.compiler(dc.Cond, condColumns(sc, dc))
-	if err != nil {
-		return c, fmt.Errorf("storage: tablet %d: delete condition: %w", t.id, err)
-	}
-	for _, col := range p.Columns() {
-		if col < 0 || col >= sc.readWidth() {
-			return c, sqlerr.Assertf("storage: delete condition reads column %d of %d", col, sc.readWidth())
+	if !ok {
+		if err := json.Unmarshal(raw, &dc); err != nil {
+			return compiled{}, fmt.Errorf("storage: tablet %d: delete condition: %w", t.id, err)
 		}
 	}
-	c = compiledCond{pred: p, ranges: condRanges(sc, dc)}
+	cols := condColumns(sc, dc)
+	key := predKey{cond: string(raw), cols: colsKey(cols)}
 	s.predMu.Lock()
-	if len(s.preds) >= maxCachedPredicates {
-		clear(s.preds)
-	}
-	s.preds[predKey{t.id, sc.Version, string(raw)}] = c
+	c, hit := s.preds[key]
 	s.predMu.Unlock()
-	return c, nil
+	if !hit {
+		if s.compiler == nil {
+			return compiled{}, sqlerr.Assertf("storage: tablet %d has delete conditions but the store has no predicate compiler", t.id)
+		}
+		p, err := s.compiler(dc.Cond, cols)
+		if err != nil {
+			return compiled{}, fmt.Errorf("storage: tablet %d: delete condition: %w", t.id, err)
+		}
+		c = compiledCond{dc: dc, pred: p}
+	}
+	for _, col := range c.pred.Columns() {
+		if col < 0 || col >= sc.readWidth() {
+			return compiled{}, sqlerr.Assertf("storage: delete condition reads column %d of %d", col, sc.readWidth())
+		}
+	}
+	if !hit || !ok {
+		s.predMu.Lock()
+		if len(s.preds) >= maxCachedPredicates {
+			clear(s.preds)
+		}
+		if len(s.decoded) >= maxCachedPredicates {
+			clear(s.decoded)
+		}
+		s.preds[key] = c
+		s.decoded[string(raw)] = dc
+		s.predMu.Unlock()
+	}
+	return compiled{pred: c.pred, ranges: condRanges(sc, dc)}, nil
 }
 
 // liveDeletes compiles the delete conditions the rowsets carry, in

@@ -439,3 +439,66 @@ func TestDeletedRowsCached(t *testing.T) {
 		t.Fatalf("at the first delete's version again: %d rows, want 90", n)
 	}
 }
+
+// TestDeleteCompiledOncePerSchema: a DELETE over many tablets of one schema
+// compiles its condition once (the cache is keyed by what compiling reads,
+// not by tablet), while a tablet whose columns differ (another table, or
+// the same after a rename) gets its own compile, and every tablet drops
+// exactly its matching rows.
+func TestDeleteCompiledOncePerSchema(t *testing.T) {
+	var compiles atomic.Int64
+	inner := evalCompiler(new(atomic.Int64))
+	s, err := Open(t.TempDir(), Options{Predicates: func(cond []byte, cols []types.Column) (Predicate, error) {
+		compiles.Add(1)
+		return inner(cond, cols)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	const tablets = 6
+	for tab := TabletID(1); tab <= tablets; tab++ {
+		if err := s.CreateTablet(tab, intSchema(DupKeys, "k", "v")); err != nil {
+			t.Fatal(err)
+		}
+		load(t, s, tab, TxnID(tab), 2, []row{ints(int64(tab), 1), ints(int64(tab)+100, 2)})
+	}
+	// Tablet 7 has the same positions but its second column is w: the
+	// condition on v must not reuse the others' compiled form.
+	if err := s.CreateTablet(7, intSchema(DupKeys, "k", "w")); err != nil {
+		t.Fatal(err)
+	}
+	load(t, s, 7, 7, 2, []row{ints(7, 1)})
+
+	c := cond(t, "v", "eq", 1)
+	for tab := TabletID(1); tab <= tablets; tab++ {
+		if err := s.WriteDelete(20, tab, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := compiles.Load(); got != 1 {
+		t.Fatalf("compiled %d times for %d tablets of one schema, want 1", got, tablets)
+	}
+	if err := s.WriteDelete(21, 7, c); err == nil {
+		t.Fatal("a condition on v compiled against a tablet without v")
+	}
+	if got := compiles.Load(); got != 2 {
+		t.Fatalf("the tablet of another schema compiled %d times in all, want 2", got)
+	}
+	if _, err := s.Prepare(20); err != nil {
+		t.Fatal(err)
+	}
+	vers := map[TabletID]Version{}
+	for tab := TabletID(1); tab <= tablets; tab++ {
+		vers[tab] = 3
+	}
+	if err := s.Publish(20, vers); err != nil {
+		t.Fatal(err)
+	}
+	for tab := TabletID(1); tab <= tablets; tab++ {
+		equalRows(t, scanRows(t, s, ScanRequest{Tablet: tab, Version: 3, Columns: []int{0, 1}}), []row{ints(int64(tab)+100, 2)})
+	}
+	if got := compiles.Load(); got != 2 {
+		t.Fatalf("scans compiled again (%d compiles in all, want 2)", got)
+	}
+}

@@ -330,9 +330,6 @@ func (s *Store) AlterTablet(id TabletID, schema *TabletSchema) error {
 		t.schema = n
 	}
 	s.mu.Unlock()
-	s.predMu.Lock()
-	clear(s.preds) // compiled against column positions of the old schema
-	s.predMu.Unlock()
 	return nil
 }
 

@@ -103,10 +103,11 @@ type Store struct {
 	// Guarded by mu; in memory only, since no scan outlives a restart.
 	compactedTo map[TabletID]Version
 
-	// compiler and the compiled delete conditions by tablet and encoding.
+	// compiler and the compiled delete conditions by encoding and columns.
 	compiler Compiler
 	predMu   sync.Mutex
 	preds    map[predKey]compiledCond
+	decoded  map[string]DeleteCond // delete conditions by their JSON (predMu)
 	// foldRows is foldDeletes' threshold (defaultFoldRows; tests lower it).
 	foldRows int64
 
@@ -178,6 +179,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		staleGrace: defaultStaleGrace,
 		compiler:   opts.Predicates,
 		preds:      map[predKey]compiledCond{},
+		decoded:    map[string]DeleteCond{},
 		foldRows:   defaultFoldRows,
 		compactCh:  make(chan TabletID, 1024),
 		reclaimCh:  make(chan struct{}, 1),
