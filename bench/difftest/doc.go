@@ -146,6 +146,9 @@
 //
 // Deployments: the default run is 3 embedded backends, then a quarter of
 // the queries on 1 backend and on a cluster (FE plus 3 BE processes).
+// The cluster's tables are analyzed after the load (ANALYZE TABLE … WITH
+// SYNC), so its plans come from statistics (join order from NDVs, bushy
+// joins, selectivities), the others' from the default estimates.
 // A query that kills dorisgo restarts it (the data reloaded) and the run
 // goes on.
 //

@@ -36,7 +36,10 @@ type Load struct {
 	Rows       int64   `json:"rows"`
 	Seconds    float64 `json:"seconds"`
 	RowsPerSec float64 `json:"rows_per_sec"`
-	Error      string  `json:"error,omitempty"`
+	// AnalyzeSeconds is ANALYZE … WITH SYNC of every table after the load
+	// (dorisgo; 0: not run).
+	AnalyzeSeconds float64 `json:"analyze_seconds,omitempty"`
+	Error          string  `json:"error,omitempty"`
 }
 
 // Report is everything one benchmark run measured.
@@ -227,6 +230,9 @@ func (r *Report) Markdown(w io.Writer) {
 			continue
 		}
 		fmt.Fprintf(w, "- load %s into %s: %d rows in %.1f s = %.0f rows/s\n", l.Suite, l.Engine, l.Rows, l.Seconds, l.RowsPerSec)
+		if l.AnalyzeSeconds > 0 {
+			fmt.Fprintf(w, "  then ANALYZE TABLE … WITH SYNC of every table: %.1f s\n", l.AnalyzeSeconds)
+		}
 	}
 	var total int64
 	for _, b := range r.PeakRSS {

@@ -144,7 +144,10 @@ func (d *distPlanner) reorderRun(rels []logical.Node, conds []expr.Expr) (logica
 		}
 		return false
 	})
-	if o, ok := d.statsOrder(rows, infos, byRel); ok {
+	if o, tree, ok := d.statsOrder(rows, infos, byRel); ok {
+		if tree != nil {
+			return buildBushy(tree, rels, conds, infos), true
+		}
 		order = o
 	}
 	changed := false

@@ -8,17 +8,19 @@ import (
 // of the run: the relation with the most rows first (as §2.6, the probe
 // side of every join), then, for up to dpMaxRelations relations, the order
 // dynamic programming finds with the fewest rows summed over the joins'
-// outputs (dpOrder); above that, greedily, the connected relation whose join with those placed yields the
+// outputs (dpOrder), or a bushy tree (dpBushy: a join whose build side is
+// itself a join, e.g. supplier ⋈ nation before lineitem) when that sums
+// to less than half of it; above that, greedily, the connected relation whose join with those placed yields the
 // fewest estimated rows (|placed|·|r| / max(NDV) over its most selective
 // conjunct; ties in written order); with none connected, the first
 // remaining. ok is false without such statistics (the §2.6 order stands).
-func (d *distPlanner) statsOrder(rows []int64, infos []condInfo, byRel [][]int) ([]int, bool) {
+func (d *distPlanner) statsOrder(rows []int64, infos []condInfo, byRel [][]int) ([]int, *joinTree, bool) {
 	if d.cstats == nil || len(rows) < 3 {
-		return nil, false // two relations: nothing to choose
+		return nil, nil, false // two relations: nothing to choose
 	}
 	for _, r := range rows {
 		if r < 0 {
-			return nil, false
+			return nil, nil, false
 		}
 	}
 	ndv := func(e expr.Expr, capAt float64) (float64, bool) {
@@ -35,7 +37,17 @@ func (d *distPlanner) statsOrder(rows []int64, infos []condInfo, byRel [][]int) 
 		}
 	}
 	if len(rows) <= dpMaxRelations {
-		return d.dpOrder(rows, first, infos, byRel, ndv)
+		order, cost, card, ok := d.dpOrder(rows, first, infos, byRel, ndv)
+		if !ok {
+			return nil, nil, false
+		}
+		if t, bcost, ok := dpBushy(len(rows), card, infos); ok && bcost < bushyGain*cost {
+			t.orient(first, card)
+			if _, deep := t.leftDeep(); !deep {
+				return order, t, true
+			}
+		}
+		return order, nil, true
 	}
 	order := []int{first}
 	placed := make([]bool, len(rows))
@@ -61,7 +73,7 @@ func (d *distPlanner) statsOrder(rows []int64, infos []condInfo, byRel [][]int) 
 				np, ok1 := ndv(pe, cur)
 				nc, ok2 := ndv(ce, float64(rows[cand]))
 				if !ok1 || !ok2 {
-					return nil, false
+					return nil, nil, false
 				}
 				sel = max(sel, max(np, nc))
 			}
@@ -84,7 +96,7 @@ func (d *distPlanner) statsOrder(rows []int64, infos []condInfo, byRel [][]int) 
 		order = append(order, best)
 		cur = max(1, bestRows)
 	}
-	return order, true
+	return order, nil, true
 }
 
 // dpMaxRelations bounds the runs ordered by dynamic programming (2^n
@@ -92,14 +104,15 @@ func (d *distPlanner) statsOrder(rows []int64, infos []condInfo, byRel [][]int) 
 const dpMaxRelations = 8
 
 // dpOrder is the left-deep order starting at first that minimizes the
-// rows summed over every join's output. A set's rows are the product of
+// rows summed over every join's output (cost), with every set's rows
+// (card, by bitmask) for dpBushy. A set's rows are the product of
 // its relations' rows and, per pair of relations joined by equi
 // conjuncts, 1/max(NDV) of the pair's most selective one, so they do not
 // depend on the order that built the set. A relation joins a set it has a
 // conjunct with; one with none joins only when no remaining relation has
 // one (a cross join, as §2.6). Ties go to the written order.
 func (d *distPlanner) dpOrder(rows []int64, first int, infos []condInfo, byRel [][]int,
-	ndv func(expr.Expr, float64) (float64, bool)) ([]int, bool) {
+	ndv func(expr.Expr, float64) (float64, bool)) (order []int, total float64, card []float64, ok bool) {
 	n := len(rows)
 	sel := make([][]float64, n)
 	for i := range sel {
@@ -117,14 +130,14 @@ func (d *distPlanner) dpOrder(rows []int64, first int, infos []condInfo, byRel [
 		na, ok1 := ndv(in.call.Args[0], float64(rows[a]))
 		nb, ok2 := ndv(in.call.Args[1], float64(rows[b]))
 		if !ok1 || !ok2 {
-			return nil, false
+			return nil, 0, nil, false
 		}
 		if s := 1 / max(na, nb, 1); s < sel[a][b] {
 			sel[a][b], sel[b][a] = s, s
 		}
 	}
 	full := 1<<n - 1
-	card := make([]float64, full+1)
+	card = make([]float64, full+1)
 	for set := 1; set <= full; set++ {
 		c := 1.0
 		for i := 0; i < n; i++ {
@@ -186,9 +199,9 @@ func (d *distPlanner) dpOrder(rows []int64, first int, infos []condInfo, byRel [
 		}
 	}
 	if prev[full] < 0 {
-		return nil, false
+		return nil, 0, nil, false
 	}
-	order := make([]int, 0, n)
+	order = make([]int, 0, n)
 	for set := full; set != start; {
 		r := prev[set]
 		order = append(order, r)
@@ -198,5 +211,5 @@ func (d *distPlanner) dpOrder(rows []int64, first int, infos []condInfo, byRel [
 	for i, j := 0, len(order)-1; i < j; i, j = i+1, j-1 {
 		order[i], order[j] = order[j], order[i]
 	}
-	return order, true
+	return order, cost[full], card, true
 }

@@ -49,6 +49,7 @@ type config struct {
 	connect      string // "mysqlPort,httpPort[,pid]" of a running dorisgo
 	skipLoad     bool
 	skipDuck     bool
+	analyze      bool
 }
 
 func main() {
@@ -72,6 +73,7 @@ func main() {
 	flag.StringVar(&c.only, "query", "", "run only these queries (comma list, e.g. Q1.1,Q3)")
 	flag.StringVar(&c.connect, "connect", "", "use a running dorisgo on 127.0.0.1: \"mysqlPort,httpPort[,pid]\" (pid: report its peak RSS)")
 	flag.BoolVar(&c.skipLoad, "skip-load", false, "do not load dorisgo (with -connect: the suites' databases are already loaded)")
+	flag.BoolVar(&c.analyze, "analyze", true, "after loading dorisgo, ANALYZE TABLE … WITH SYNC each table (as TPC-H procedures do after a load; DuckDB keeps its statistics as it loads); never with -report qerror, which measures estimates before and after ANALYZE")
 	flag.BoolVar(&c.skipDuck, "skip-duckdb", false, "do not run DuckDB (answers are then not checked)")
 	flag.Parse()
 	c.suites = strings.Split(suites, ",")
@@ -286,6 +288,16 @@ func loadDorisgo(c config, d *engine.Dorisgo, s workload.Suite, files []gen.File
 	_ = bar.Finish()
 	l.Seconds = time.Since(t0).Seconds()
 	l.RowsPerSec = float64(l.Rows) / l.Seconds
+	if c.analyze && !c.reportQError {
+		t1 := time.Now()
+		for _, t := range s.Tables {
+			if err := d.Exec("ANALYZE TABLE " + t.Name + " WITH SYNC"); err != nil {
+				return fail(fmt.Errorf("ANALYZE TABLE %s: %w", t.Name, err))
+			}
+		}
+		l.AnalyzeSeconds = time.Since(t1).Seconds()
+		log.Printf("%s: ANALYZE of %d tables in %.1fs", s.Name, len(s.Tables), l.AnalyzeSeconds)
+	}
 	return l
 }
 
