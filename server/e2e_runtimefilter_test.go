@@ -9,12 +9,13 @@ import (
 )
 
 // Runtime filters only drop probe rows the join would drop anyway: every
-// join shape returns the same rows with runtime_filter_mode = OFF, with the
-// default, and with three pipeline tasks (shared and per-task builds).
-// EXPLAIN shows where filters go (broadcast, colocate and bucket shuffle
-// joins of the drop-unmatched-probe types; never shuffle joins, LEFT OUTER
-// or with the mode off), and EXPLAIN ANALYZE shows the scan emitting fewer
-// rows with them.
+// join shape returns the same rows with runtime_filter_mode = OFF, LOCAL,
+// the default GLOBAL, GLOBAL without waiting for the filters, and with three
+// pipeline tasks (shared and per-task builds). EXPLAIN shows where filters
+// go (joins of the drop-unmatched-probe types; shuffle joins and scans below
+// an exchange or an aggregate over the key only with GLOBAL; never LEFT
+// OUTER or with the mode off), and EXPLAIN ANALYZE shows the scan emitting
+// fewer rows with them, global ones included.
 func TestE2ERuntimeFilters(t *testing.T) {
 	s := newServer(t)
 	db := openDB(t, s.MySQLAddr(), "", true)
@@ -44,7 +45,8 @@ func TestE2ERuntimeFilters(t *testing.T) {
 	}
 	for _, q := range queries {
 		off := sortedRows(queryStrings(t, db, with(q, "runtime_filter_mode = 'OFF'")))
-		for _, vars := range []string{"runtime_filter_mode = 'GLOBAL'", "parallel_pipeline_task_num = 3"} {
+		for _, vars := range []string{"runtime_filter_mode = 'GLOBAL'", "runtime_filter_mode = 'LOCAL'",
+			"runtime_filter_wait_time_ms = 0", "parallel_pipeline_task_num = 3"} {
 			got := sortedRows(queryStrings(t, db, with(q, vars)))
 			if fmt.Sprint(got) != fmt.Sprint(off) {
 				t.Errorf("%s with %s: %d rows, without runtime filters %d rows\n got %v\nwant %v", q, vars, len(got), len(off),
@@ -68,7 +70,8 @@ func TestE2ERuntimeFilters(t *testing.T) {
 		{fmt.Sprintf(selective, "[broadcast]"), true},
 		{fmt.Sprintf(selective, "[bucket]"), true},
 		{"SELECT f.k, c.b FROM j.f JOIN j.c ON f.k = c.k", true}, // colocate
-		{fmt.Sprintf(selective, "[shuffle]"), false},
+		{fmt.Sprintf(selective, "[shuffle]"), true},              // global
+		{with(fmt.Sprintf(selective, "[shuffle]"), "runtime_filter_mode = 'LOCAL'"), false},
 		{"SELECT f.k, d.name FROM j.f LEFT JOIN [broadcast] j.d ON f.k = d.k", false},
 		{"SELECT f.k, c.b FROM j.f JOIN j.c ON f.k <=> c.k", false},
 		{with(fmt.Sprintf(selective, "[broadcast]"), "runtime_filter_mode = 'OFF'"), false},
@@ -95,5 +98,14 @@ func TestE2ERuntimeFilters(t *testing.T) {
 	on, off := scanRows(q), scanRows(with(q, "runtime_filter_mode = 'OFF'"))
 	if off != 401 || on >= off/3 {
 		t.Errorf("fact scan rows: %d with runtime filters, %d without (want 401 without and far fewer with)", on, off)
+	}
+	// A global filter crosses the shuffle's exchange, and the one below
+	// the aggregate's too (the key is its group key).
+	for _, q := range []string{fmt.Sprintf(selective, "[shuffle]"),
+		"SELECT x.k, x.n FROM (SELECT k, count(*) n FROM j.f GROUP BY k) x JOIN [shuffle] j.d ON x.k = d.k WHERE d.name = 'n3'"} {
+		global, local := scanRows(q), scanRows(with(q, "runtime_filter_mode = 'LOCAL'"))
+		if local != 401 || global >= local/3 {
+			t.Errorf("%s: fact scan rows %d with a global filter, %d with local ones only (want 401 and far fewer)", q, global, local)
+		}
 	}
 }

@@ -48,9 +48,10 @@ var sysVars = map[string]sysVar{
 	"enable_local_shuffle":                     {kind: vBool, def: "true"},
 	"enable_plan_check":                        {kind: vBool, def: "false"}, // re-verify each plan with planner/check (tests turn it on)
 	"runtime_filter_mode":                      {kind: vString, def: "GLOBAL", enum: []string{"off", "local", "global"}},
-	"enable_adaptive_join":                     {kind: vBool, def: "true"},                         // PARTITIONED joins may run as BROADCAST once their build side is measured
-	"adaptive_join_skew_share":                 {kind: vFloat, def: "0.2", rng: &[2]float64{0, 1}}, // a probe key over this share of a shuffled adaptive join is spread (0: never)
-	"disable_nereids_rules":                    {kind: vString, def: ""},                           // comma-separated rewrite rules not to apply (AGG_SCALAR_SUBQUERY_TO_WINDOW_FUNCTION: planner/bind/aggwindow.go)
+	"runtime_filter_wait_time_ms":              {kind: vInt, def: "1000", rng: &[2]float64{0, 600000}}, // a scan's wait for its global runtime filters
+	"enable_adaptive_join":                     {kind: vBool, def: "true"},                             // PARTITIONED joins may run as BROADCAST once their build side is measured
+	"adaptive_join_skew_share":                 {kind: vFloat, def: "0.2", rng: &[2]float64{0, 1}},     // a probe key over this share of a shuffled adaptive join is spread (0: never)
+	"disable_nereids_rules":                    {kind: vString, def: ""},                               // comma-separated rewrite rules not to apply (AGG_SCALAR_SUBQUERY_TO_WINDOW_FUNCTION: planner/bind/aggwindow.go)
 	"exec_mem_limit":                           {kind: vInt, def: "2147483648"},
 	"enable_spill":                             {kind: vBool, def: "false"}, // hash joins spill past exec_mem_limit (spill.go)
 	"spill_hash_join_partition_count":          {kind: vInt, def: "32", rng: &[2]float64{2, 32}},

@@ -23,6 +23,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc"
 
+	"github.com/dorisgo/dorisgo/execution/op/join"
 	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/sql/eval"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
@@ -56,7 +57,11 @@ type Backend struct {
 	clients      map[string]*rpc.Client // peers this backend pushes exchange streams to
 	// adapt holds the adaptive joins being settled, by query (adapt.go).
 	adapt adaptBoard
-	guard *rpc.TokenGuard // the cluster token, checked on every call and shown to peers
+	// rfilters are the global runtime filters by query (rfilter.go): apart
+	// from queries, whose state an early part must not create (a query
+	// with no instance registered yet would look finished to its streams).
+	rfilters map[string]*join.GlobalFilters
+	guard    *rpc.TokenGuard // the cluster token, checked on every call and shown to peers
 
 	metrics *metrics
 }
@@ -88,7 +93,8 @@ func StartToken(dir, addr string, log *slog.Logger, token string) (*Backend, err
 		log = slog.Default()
 	}
 	b := &Backend{store: st, dir: dir, ln: ln, start: time.Now(), log: log, queries: map[string]*queryState{},
-		ended: map[string]time.Time{}, regChanged: make(chan struct{}), clients: map[string]*rpc.Client{}}
+		ended: map[string]time.Time{}, regChanged: make(chan struct{}), clients: map[string]*rpc.Client{},
+		rfilters: map[string]*join.GlobalFilters{}}
 	b.metrics = newMetrics(b)
 	b.guard = guard
 	os.RemoveAll(b.spillDir()) // a crash's leftovers
@@ -278,6 +284,8 @@ func (b *Backend) action(ctx context.Context, typ string, body []byte) (any, err
 		}
 		b.cancelQuery(r.QueryID)
 		return struct{}{}, nil
+	case rpc.ActRuntimeFilter:
+		return b.runtimeFilterAction(body)
 	case rpc.ActQueryStatus:
 		var r rpc.QueryStatusReq
 		if err := json.Unmarshal(body, &r); err != nil {

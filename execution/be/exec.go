@@ -16,7 +16,6 @@ import (
 	"github.com/dorisgo/dorisgo/execution/op"
 	"github.com/dorisgo/dorisgo/execution/op/build"
 	"github.com/dorisgo/dorisgo/execution/op/exchange"
-	"github.com/dorisgo/dorisgo/execution/op/join"
 	"github.com/dorisgo/dorisgo/execution/op/scan"
 	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/planner/fragment"
@@ -103,6 +102,7 @@ func (b *Backend) endLocked(q string) {
 	}
 	b.ended[q] = now
 	delete(b.adapt, q)
+	delete(b.rfilters, q)
 	b.notifyLocked()
 }
 
@@ -388,7 +388,7 @@ func (in *instance) run(ctx context.Context) (_ *rpc.InstanceReport, err error) 
 			return nil, sqlerr.Assertf("exchange %d of fragment %d has no senders", n.ID, req.Fragment)
 		}
 		return build.ExchangeSource(in.env, ib, n, req.Exchanges[n.ID].MergeKeys), nil
-	}, Filters: join.NewRuntimeFilters(), BatchRows: req.BatchRows}
+	}, Filters: in.runtimeFilters(), BatchRows: req.BatchRows}
 	root, prof, tasks, err := in.build(src)
 	if err != nil {
 		return nil, err

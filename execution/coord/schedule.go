@@ -284,6 +284,7 @@ func (q *query) request(fs []*fragSched, s *fragSched, i int) (*rpc.ExecFragment
 	req := &rpc.ExecFragmentReq{QueryID: q.id, Fragment: s.f.ID, Instance: i, RootWire: s.rootWire, Tablets: in.tablets,
 		NowMicro: q.now, MemLimit: q.memLimit, Spill: q.spill(), Budget: q.c.ExchangeBudget, BatchRows: q.c.BatchRows, Exchanges: map[fragment.NodeID]rpc.ExchangeIn{},
 		Tasks: s.f.Tasks, Instances: len(s.instances)}
+	q.runtimeFilters(fs, s, in, req)
 	var err error
 	fragment.Walk(s.f.Root, func(n *fragment.Node) {
 		if n.Kind != fragment.KindExchange || err != nil {
@@ -336,6 +337,42 @@ func (q *query) request(fs []*fragSched, s *fragSched, i int) (*rpc.ExecFragment
 	sink.Adapt = q.adaptSink(s, i, s.exchange.ID)
 	req.Sink = sink
 	return req, nil
+}
+
+// runtimeFilters tells instance in of s where its joins' parts of global
+// runtime filters go (the backends of the target scan's instances, each
+// merging one part per instance of s) and how long its scans wait for
+// theirs.
+func (q *query) runtimeFilters(fs []*fragSched, s *fragSched, in *instance, req *rpc.ExecFragmentReq) {
+	fragment.Walk(s.f.Root, func(n *fragment.Node) {
+		for _, b := range n.RFBuild {
+			if !b.Global || int(b.Target) >= len(fs) {
+				continue
+			}
+			d := rpc.RFDest{Parts: len(s.instances)}
+			seen := map[catalog.BackendID]bool{}
+			for _, t := range fs[b.Target].instances {
+				if seen[t.backend] || t.backend == 0 {
+					continue
+				}
+				seen[t.backend] = true
+				if t.backend == in.backend {
+					d.Local = true
+				} else {
+					d.Addrs = append(d.Addrs, t.addr)
+				}
+			}
+			if req.RFSend == nil {
+				req.RFSend = map[int]rpc.RFDest{}
+			}
+			req.RFSend[b.ID] = d
+		}
+		for _, t := range n.RFTarget {
+			if t.Global {
+				req.RFWaitMs = q.plan.RFWaitMs
+			}
+		}
+	})
 }
 
 // mergeKeys are the sort keys of a merging exchange: those of the sending

@@ -36,7 +36,28 @@ const (
 	// backend's sinks of an adaptive join how it runs (AdaptDecideReq).
 	ActAdaptWait   = "adapt_wait"
 	ActAdaptDecide = "adapt_decide"
+	// ActRuntimeFilter delivers one join instance's part of a global
+	// runtime filter to a backend whose scans apply it (RuntimeFilterReq).
+	ActRuntimeFilter = "runtime_filter"
 )
+
+// RuntimeFilterReq is one part of global runtime filter ID of a query:
+// the filter is complete on the receiving backend once Parts parts came.
+type RuntimeFilterReq struct {
+	QueryID string `json:"query_id"`
+	ID      int    `json:"id"`
+	Parts   int    `json:"parts"`
+	Filter  []byte `json:"filter"` // join.RuntimeFilter.Marshal
+}
+
+// RFDest is where an instance sends its part of a global runtime filter:
+// the peer backends running the target scan's instances (and its own
+// backend, Local), each expecting Parts parts.
+type RFDest struct {
+	Addrs []string `json:"addrs,omitempty"`
+	Local bool     `json:"local,omitempty"`
+	Parts int      `json:"parts"`
+}
 
 // CreateTabletReq creates tablets with one schema.
 type CreateTabletReq struct {
@@ -167,6 +188,11 @@ type ExecFragmentReq struct {
 	// run on this backend: the FE starts them all at once, and until that
 	// many have registered a stream for a missing inbox waits for it.
 	BackendInstances int `json:"backend_instances"`
+	// RFSend says, per global runtime filter the instance's joins build,
+	// where its part goes; RFWaitMs is how long the instance's scans wait
+	// for their global filters (runtime_filter_wait_time_ms).
+	RFSend   map[int]RFDest `json:"rf_send,omitempty"`
+	RFWaitMs int            `json:"rf_wait_ms,omitempty"`
 }
 
 // ExchangeIn describes one receiving exchange of an instance.

@@ -25,6 +25,9 @@ type BackendID int64
 type Plan struct {
 	Fragments []*Fragment    `json:"fragments"` // index = FragmentID; [0] is the root
 	Output    []types.Column `json:"output"`    // the result columns, with their user-visible names
+	// RFWaitMs is how long a scan waits for its global runtime filters
+	// before its first read (runtime_filter_wait_time_ms).
+	RFWaitMs int `json:"rf_wait_ms,omitempty"`
 }
 
 // PartitionKind says how a fragment's input is partitioned across its instances.

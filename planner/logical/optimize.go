@@ -329,6 +329,15 @@ func (o *rewriter) pushInto(n Node, conds []expr.Expr) Node {
 		// join, and asking each of them for the sides' columns was cubic.
 		lc, rc := j.Left.Columns(), j.Right.Columns()
 		ls, rs := idSet(lc), idSet(rc)
+		if t := simplifyOuter(j.Type, conds, ls, rs); t != j.Type {
+			if t == fragment.JoinInner {
+				// The ON conjuncts of what is now an inner join filter
+				// like the WHERE's: they go down (or into Equi) with them.
+				conds = append(append([]expr.Expr{}, conds...), j.Other...)
+				j.Other = nil
+			}
+			j.Type = t
+		}
 		for _, c := range conds {
 			inL, inR := ls.covers(c), rs.covers(c)
 			switch {
@@ -388,6 +397,11 @@ func (o *rewriter) pushInto(n Node, conds []expr.Expr) Node {
 		for _, c := range conds {
 			if len(pass) > 0 && RefsIn(c, pass) && hasRef(c) {
 				down = append(down, c)
+			} else if s, ok := inlineProject(c, x); ok && hasRef(s) {
+				// A conjunct over computed columns holds below with
+				// their expressions in their place (the decorrelated
+				// `ps_availqty > 0.5 * sum(...)` reaches its join so).
+				down = append(down, s)
 			} else {
 				keep = append(keep, c)
 			}

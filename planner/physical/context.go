@@ -22,9 +22,12 @@ type Vars struct {
 	ExecMemLimit               int64
 	ParallelPipelineTaskNum    int
 	EnableLocalShuffle         bool
-	// RuntimeFilterMode is OFF, LOCAL or GLOBAL (Doris's default). dorisgo
-	// plans local filters only, so LOCAL and GLOBAL plan the same.
-	RuntimeFilterMode string
+	// RuntimeFilterMode is OFF, LOCAL (filters within a fragment) or GLOBAL
+	// (Doris's default: also across exchanges, merged on the scans'
+	// backends); RuntimeFilterWaitTimeMs is how long a scan waits for its
+	// global filters before its first read.
+	RuntimeFilterMode       string
+	RuntimeFilterWaitTimeMs int
 	// EnableAdaptiveJoin lets PARTITIONED joins run as BROADCAST when their
 	// build side turns out small (adaptive.go).
 	EnableAdaptiveJoin bool
@@ -37,7 +40,7 @@ type Vars struct {
 func DefaultVars() Vars {
 	return Vars{EnableBucketShuffleJoin: true, PreferJoinMethod: "broadcast", AutoBroadcastJoinThreshold: 0.8,
 		BroadcastRowCountLimit: 30000000, ExecMemLimit: 2147483648, EnableLocalShuffle: true,
-		RuntimeFilterMode: "GLOBAL", EnableAdaptiveJoin: true, AdaptiveJoinSkewShare: 0.2}
+		RuntimeFilterMode: "GLOBAL", RuntimeFilterWaitTimeMs: 1000, EnableAdaptiveJoin: true, AdaptiveJoinSkewShare: 0.2}
 }
 
 // Context is what distributed planning reads besides the plan: the catalog
@@ -96,6 +99,8 @@ func (v *Vars) Set(name, value string) {
 		v.EnableLocalShuffle = b()
 	case "runtime_filter_mode":
 		v.RuntimeFilterMode = strings.ToUpper(strings.TrimSpace(value))
+	case "runtime_filter_wait_time_ms":
+		v.RuntimeFilterWaitTimeMs = int(f())
 	case "enable_adaptive_join":
 		v.EnableAdaptiveJoin = b()
 	case "adaptive_join_skew_share":
@@ -107,5 +112,5 @@ func (v *Vars) Set(name, value string) {
 func VarNames() []string {
 	return []string{"enable_bucket_shuffle_join", "disable_colocate_plan", "disable_join_reorder", "prefer_join_method",
 		"auto_broadcast_join_threshold", "broadcast_row_count_limit", "exec_mem_limit", "parallel_pipeline_task_num", "enable_local_shuffle",
-		"runtime_filter_mode", "enable_adaptive_join", "adaptive_join_skew_share"}
+		"runtime_filter_mode", "runtime_filter_wait_time_ms", "enable_adaptive_join", "adaptive_join_skew_share"}
 }

@@ -76,7 +76,8 @@ func planDistributed(ctx *Context, root logical.Node, out []types.Column, sink *
 		return nil, err
 	}
 	fragment.FoldScanProjections(plan)
-	if ctx.Vars.RuntimeFilterMode != "OFF" && fragment.AssignRuntimeFilters(plan) > 0 {
+	plan.RFWaitMs = ctx.Vars.RuntimeFilterWaitTimeMs
+	if ctx.Vars.RuntimeFilterMode != "OFF" && fragment.AssignRuntimeFilters(plan, ctx.Vars.RuntimeFilterMode == "GLOBAL") > 0 {
 		d.noteRuntimeFilters(plan)
 	}
 	if ctx.Check != nil {

@@ -89,6 +89,16 @@ func (h *HashJoin) overThreshold(mem *op.MemCharge) error {
 // is why: exec_mem_limit or the threshold.
 func (h *HashJoin) spillBuild(ctx context.Context, recs []arrow.Record, right op.Operator, mem *op.MemCharge, cause error) error {
 	defer func() { op.ReleaseRecs(recs) }()
+	if h.level == 0 && !h.rfDone {
+		// No filter of the whole build side will come: the scans waiting
+		// for a global one read on, unfiltered.
+		for _, rf := range h.rfBuild {
+			if rf.Global {
+				h.rfs.publishBuilt(rf, &RuntimeFilter{all: true})
+			}
+		}
+		h.rfDone = true
+	}
 	if h.level >= maxSpillDepth {
 		return sqlerr.MemLimitExceeded.New(h.mem.Tracker.RootLimit(), fmt.Sprintf("%s: a build partition still does not fit after %d levels of spill partitioning", h.label, h.level))
 	}

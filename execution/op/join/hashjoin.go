@@ -70,6 +70,7 @@ type HashJoin struct {
 	// is indexed (nil: publish none, e.g. a task holding part of it).
 	rfs     *RuntimeFilters
 	rfBuild []fragment.RFBuild
+	rfDone  bool // the filters went out
 
 	// Spilling (gracejoin.go): grace is set once the build side spilled;
 	// level is the partitioning depth of this join (0: the plan's own);
@@ -238,8 +239,9 @@ func (h *HashJoin) buildTable(ctx context.Context, right op.Operator, mem *op.Me
 	if len(recs) == 0 {
 		for _, rf := range h.rfBuild {
 			// No build rows: no probe row can match.
-			h.rfs.publish(rf.ID, &RuntimeFilter{empty: true})
+			h.rfs.publishBuilt(rf, &RuntimeFilter{empty: true})
 		}
+		h.rfDone = true
 		return nil
 	}
 	build, err := op.ConcatRecords(h.core.env.Mem, right.Schema(), recs)
@@ -255,9 +257,10 @@ func (h *HashJoin) buildTable(ctx context.Context, right op.Operator, mem *op.Me
 	defer op.ReleaseAll(keys)
 	for _, rf := range h.rfBuild {
 		if h.rfs != nil && rf.Key < len(keys) {
-			h.rfs.publish(rf.ID, newRuntimeFilter(keys[rf.Key]))
+			h.rfs.publishBuilt(rf, newRuntimeFilter(keys[rf.Key], h.rfs.scale(rf)))
 		}
 	}
+	h.rfDone = true
 	h.bits = op.TableBits(n)
 	h.first = make([]int32, 1<<h.bits)
 	h.bFixed = len(keys) == 1 && op.FixedWidth(keys[0]) == 8 && keys[0].DataType().ID() != arrow.NULL

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -20,9 +21,32 @@ import (
 // joins publish their build keys once built, scans below them read them.
 // A filter is only ever published complete (see fragment.AssignRuntimeFilters),
 // so a scan may apply it as soon as it is there and must skip it until then.
+//
+// Global filters (RFBuild.Global) go to Send instead: the backend ships
+// this instance's part to the backends of the target scans, which merge
+// the parts of every instance of the join in Global.
 type RuntimeFilters struct {
 	mu sync.Mutex
 	m  map[int]*RuntimeFilter
+	// Send ships a global filter's part (nil: the instance sends none).
+	Send func(id int, f *RuntimeFilter)
+	// Global holds the global filters this instance's scans apply, merged
+	// on its backend; Wait is how long a scan waits for them before its
+	// first read.
+	Global *GlobalFilters
+	Wait   time.Duration
+	// Scale is how many instances build each global filter: a part's
+	// bloom is sized for that many times its own keys, so that the merged
+	// one keeps its bits per key.
+	Scale int
+}
+
+// scale is the sizing factor of filter b's bloom.
+func (r *RuntimeFilters) scale(b fragment.RFBuild) int {
+	if r == nil || !b.Global || r.Scale < 1 {
+		return 1
+	}
+	return r.Scale
 }
 
 // NewRuntimeFilters returns an empty set.
@@ -39,10 +63,36 @@ func (r *RuntimeFilters) publish(id int, f *RuntimeFilter) {
 	r.mu.Unlock()
 }
 
+// publishBuilt hands over a filter of the join's build side: a global one
+// to Send, a local one to the instance's scans.
+func (r *RuntimeFilters) publishBuilt(b fragment.RFBuild, f *RuntimeFilter) {
+	if r == nil {
+		return
+	}
+	if b.Global {
+		if f == nil {
+			f = &RuntimeFilter{all: true} // the targets must not wait for it
+		}
+		if r.Send != nil {
+			r.Send(b.ID, f)
+		}
+		return
+	}
+	r.publish(b.ID, f)
+}
+
 func (r *RuntimeFilters) get(id int) *RuntimeFilter {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.m[id]
+}
+
+// target is the filter a scan target applies now (nil: not there yet).
+func (r *RuntimeFilters) target(t fragment.RFTarget) *RuntimeFilter {
+	if t.Global {
+		return r.Global.Get(t.ID)
+	}
+	return r.get(t.ID)
 }
 
 // RuntimeFilter is a set of int64 build keys: their min/max and a blocked
@@ -51,14 +101,34 @@ func (r *RuntimeFilters) get(id int) *RuntimeFilter {
 // rows through that the join then drops.
 type RuntimeFilter struct {
 	empty    bool
+	all      bool // passes every value (a global filter whose build could not make one)
 	min, max int64
 	words    []uint64
 	shift    uint // word index = hash >> shift
+	// more are further blooms of a merged global filter whose parts were
+	// of too different sizes to fold into one: a value passes when any
+	// bloom has it.
+	more []bloom
+}
+
+// bloom is one blocked bloom filter of a merged filter.
+type bloom struct {
+	words []uint64
+	shift uint
+}
+
+func (b bloom) has(h uint64) bool {
+	var w uint64
+	if b.shift < 64 {
+		w = h >> b.shift
+	}
+	m := bloomMask(h)
+	return b.words[w]&m == m
 }
 
 // newRuntimeFilter collects key's non-NULL values; nil when the key's type
 // is not one the filter holds.
-func newRuntimeFilter(key arrow.Array) *RuntimeFilter {
+func newRuntimeFilter(key arrow.Array, scale int) *RuntimeFilter {
 	if _, ok := rfValues(key); !ok {
 		return nil
 	}
@@ -69,7 +139,7 @@ func newRuntimeFilter(key arrow.Array) *RuntimeFilter {
 	}
 	// About 16 bits per key, a power of two of words, at most 16 MiB.
 	w := 1
-	for w*4 < n && w < 1<<21 {
+	for w*4 < n*scale && w < 1<<21 {
 		w <<= 1
 	}
 	f.words = make([]uint64, w)
@@ -138,12 +208,22 @@ func keepRows[T int8 | int16 | int32 | int64](f *RuntimeFilter, vals []T, a arro
 		h := op.FixedHash(uint64(v))
 		if m := bloomMask(h); f.words[f.word(h)]&m == m {
 			out = append(out, i)
+			continue
+		}
+		for _, b := range f.more {
+			if b.has(h) {
+				out = append(out, i)
+				break
+			}
 		}
 	}
 	return out
 }
 
 func (f *RuntimeFilter) keep(a arrow.Array, sel []int32) []int32 {
+	if f.all {
+		return sel
+	}
 	v, _ := rfValues(a)
 	switch {
 	case v.i8 != nil:
@@ -180,6 +260,28 @@ type ScanFilter struct {
 	kept    []int64
 	off     []bool
 	sel     []int32
+	waited  bool
+}
+
+// waitGlobal waits, before the scan's first read, for its global filters
+// until they are all complete or the wait (runtime_filter_wait_time_ms)
+// is over; one arriving later still applies from then on. While the
+// join's build runs, its probe side could only fill the exchange's
+// buffers anyway.
+func (s *ScanFilter) waitGlobal(ctx context.Context) error {
+	if s.filters == nil || s.filters.Global == nil || s.filters.Wait <= 0 {
+		return nil
+	}
+	var ids []int
+	for _, t := range s.targets {
+		if t.Global {
+			ids = append(ids, t.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.filters.Global.Wait(ctx, ids, s.filters.Wait)
 }
 
 var _ op.Operator = (*ScanFilter)(nil)
@@ -229,6 +331,12 @@ func (s *ScanFilter) readCol(c int) int {
 }
 
 func (s *ScanFilter) Next(ctx context.Context) (arrow.Record, error) {
+	if !s.waited {
+		s.waited = true
+		if err := s.waitGlobal(ctx); err != nil {
+			return nil, err
+		}
+	}
 	for {
 		rec, err := s.child.Next(ctx)
 		if err != nil {
@@ -255,8 +363,8 @@ func (s *ScanFilter) Next(ctx context.Context) (arrow.Record, error) {
 			if s.off[t] || col < 0 || col >= int(rec.NumCols()) {
 				continue
 			}
-			f := s.filters.get(tg.ID)
-			if f == nil {
+			f := s.filters.target(tg)
+			if f == nil || f.all {
 				continue
 			}
 			if all {

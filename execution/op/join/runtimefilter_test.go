@@ -25,7 +25,7 @@ func TestRuntimeFilterSet(t *testing.T) {
 			}
 		}
 		build := b.NewArray()
-		f := newRuntimeFilter(build)
+		f := newRuntimeFilter(build, 1)
 		build.Release()
 
 		pb := array.NewInt32Builder(memory.DefaultAllocator)

@@ -1,0 +1,145 @@
+package join
+
+import (
+	"context"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+func int64Array(vals []int64) arrow.Array {
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	defer b.Release()
+	b.AppendValues(vals, nil)
+	return b.NewArray()
+}
+
+// passes reports which of vals f keeps.
+func passes(f *RuntimeFilter, vals []int64) map[int64]bool {
+	a := int64Array(vals)
+	defer a.Release()
+	sel := make([]int32, len(vals))
+	for i := range sel {
+		sel[i] = int32(i)
+	}
+	out := map[int64]bool{}
+	for _, i := range f.keep(a, sel) {
+		out[vals[i]] = true
+	}
+	return out
+}
+
+// TestGlobalFilterMerge: parts built on different instances, of different
+// sizes (their blooms fold to the smaller), sent through Marshal, merge to
+// a filter that keeps every key of every part and rejects most others; an
+// empty part adds nothing and an "all" part makes the filter pass all.
+func TestGlobalFilterMerge(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	var parts [][]int64
+	keys := map[int64]bool{}
+	for _, n := range []int{10, 5000, 40000} {
+		var p []int64
+		for i := 0; i < n; i++ {
+			v := r.Int63n(1 << 40)
+			p = append(p, v)
+			keys[v] = true
+		}
+		parts = append(parts, p)
+	}
+	g := NewGlobalFilters()
+	need := len(parts) + 1
+	for i, p := range parts {
+		a := int64Array(p)
+		f := newRuntimeFilter(a, need)
+		a.Release()
+		if err := g.Add(3, need, f.Marshal()); err != nil {
+			t.Fatal(err)
+		}
+		if i < len(parts) && g.Get(3) != nil {
+			t.Fatalf("complete after %d of %d parts", i+1, need)
+		}
+	}
+	if err := g.Add(3, need, (&RuntimeFilter{empty: true}).Marshal()); err != nil {
+		t.Fatal(err)
+	}
+	f := g.Get(3)
+	if f == nil {
+		t.Fatal("not complete after every part")
+	}
+	var all []int64
+	for k := range keys {
+		all = append(all, k)
+	}
+	got := passes(f, all)
+	for _, k := range all {
+		if !got[k] {
+			t.Fatalf("key %d of a part rejected by the merged filter", k)
+		}
+	}
+	var others []int64
+	for len(others) < 100000 {
+		if v := r.Int63n(1 << 40); !keys[v] {
+			others = append(others, v)
+		}
+	}
+	if fp := len(passes(f, others)); fp > len(others)/10 {
+		t.Errorf("%d of %d non-keys passed the merged filter", fp, len(others))
+	}
+	// A part past need is ignored; an "all" part passes everything.
+	if err := g.Add(3, need, (&RuntimeFilter{all: true}).Marshal()); err != nil {
+		t.Fatal(err)
+	}
+	if g.Get(3) != f {
+		t.Error("a part past the count changed the filter")
+	}
+	if err := g.Add(4, 2, (&RuntimeFilter{all: true}).Marshal()); err != nil {
+		t.Fatal(err)
+	}
+	a := int64Array(parts[0])
+	if err := g.Add(4, 2, newRuntimeFilter(a, 2).Marshal()); err != nil {
+		t.Fatal(err)
+	}
+	a.Release()
+	if f := g.Get(4); f == nil || len(passes(f, others)) != len(others) {
+		t.Error("a filter with an 'all' part does not pass every value")
+	}
+	for _, bad := range [][]byte{nil, {9}, {0, 1, 2}, append((&RuntimeFilter{min: 1, max: 2, shift: 63, words: make([]uint64, 2)}).Marshal(), 0)} {
+		if err := g.Add(5, 1, bad); err == nil {
+			t.Errorf("malformed part %v accepted", bad)
+		}
+	}
+}
+
+// TestGlobalFilterWait: Wait returns once every filter is complete, after
+// the wait when one never comes, and with the context's error when it is
+// cancelled.
+func TestGlobalFilterWait(t *testing.T) {
+	g := NewGlobalFilters()
+	done := make(chan error, 1)
+	go func() { done <- g.Wait(context.Background(), []int{1, 2}, time.Minute) }()
+	empty := (&RuntimeFilter{empty: true}).Marshal()
+	g.Add(1, 1, empty)
+	select {
+	case <-done:
+		t.Fatal("Wait returned with filter 2 missing")
+	case <-time.After(20 * time.Millisecond):
+	}
+	g.Add(2, 2, empty)
+	g.Add(2, 2, empty)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := g.Wait(context.Background(), []int{9}, 30*time.Millisecond); err != nil || time.Since(start) < 30*time.Millisecond {
+		t.Fatalf("Wait for a filter that never comes: %v after %v", err, time.Since(start))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := g.Wait(ctx, []int{9}, time.Minute); err == nil {
+		t.Fatal("Wait ignored a cancelled context")
+	}
+}
