@@ -69,6 +69,10 @@ var rules = []rule{
 	// It reads lz4 bodies (compress_type) with pierrec/lz4, which arrow
 	// uses too, and jsonpaths and json_root with gjson.
 	{"server/streamload", []string{"catalog", "storage", "execution/coord", "execution/rpc", "planner/bind", "sql/"}, []string{arrow, "github.com/pierrec/lz4/", "github.com/tidwall/gjson"}},
+	// SHOW results and information_schema: built from the catalog and
+	// what the server hands it (show.Config, show.Session); it never
+	// imports the server nor the wire protocol.
+	{"server/show", []string{"catalog", "storage", "execution/coord", "server/streamload", "sql/"}, nil},
 	// The audit log rotates by size with lumberjack.
 	// The FE journal: Raft (hashicorp/raft, its logger hclog) over the
 	// metadata store, its log in Pebble.

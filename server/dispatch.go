@@ -66,31 +66,31 @@ func (s *Session) dispatch(ctx context.Context, stmt parser.Statement, params []
 	case *parser.AlterSystem:
 		return s.alterSystem(ctx, st, w)
 	case *parser.ShowBackends:
-		return s.showBackends(w)
+		return showTo(w)(s.srv.shows.Backends())
 	case *parser.ShowFrontends:
 		return s.showFrontends(ctx, w)
 	case *parser.ShowDelete:
 		return s.showDelete(st, w)
 	case *parser.ShowTablets:
-		return s.showTablets(ctx, st, w)
+		return showTo(w)(s.srv.shows.Tablets(ctx, showSession{s}, st))
 	case *parser.ShowPartitions:
-		return s.showPartitions(ctx, st, w)
+		return showTo(w)(s.srv.shows.Partitions(ctx, showSession{s}, st))
 	case *parser.ShowTransaction:
-		return s.showTransaction(st, w)
+		return showTo(w)(s.srv.shows.Transaction(showSession{s}, st))
 	case *parser.ShowData:
-		return s.showData(ctx, st, w)
+		return showTo(w)(s.srv.shows.Data(ctx, showSession{s}, st))
 	case *parser.ShowLoad:
-		return s.showLoad(st, w)
+		return showTo(w)(s.srv.shows.Load(showSession{s}, st))
 	case *parser.ShowProc:
 		return s.showProc(ctx, st, w)
 	case *parser.ShowQueryProfile:
 		return s.showQueryProfile(st, w)
 	case *parser.ShowCreateTable:
-		return s.showCreateTable(st.DB, st.Table, w)
+		return showTo(w)(s.srv.shows.CreateTable(showSession{s}, st.DB, st.Table))
 	case *parser.CreateView:
 		return s.createView(st, w)
 	case *parser.ShowCreateView:
-		return s.showCreateView(st, w)
+		return showTo(w)(s.srv.shows.CreateView(showSession{s}, st))
 	case *parser.Explain:
 		return s.explain(ctx, st, w)
 	case *parser.Analyze:

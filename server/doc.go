@@ -2,7 +2,8 @@
 // MySQL connections (server/wire) and HTTP (stream load, metrics, admin,
 // the web UI of server/webui, fed by websource.go) come in; statements go to the parser, the binder and the planner; plans
 // go to the coordinator; result batches go back out through the wire.
-// It also owns sessions, system variables, SHOW and information_schema.
+// It also owns sessions and system variables; SHOW results and
+// information_schema are built by server/show from what it hands over.
 //
 // Each statement gets its query id when it starts (the coordinator runs it
 // under that id on every backend) and runs guarded (panic.go): a panic

@@ -6,6 +6,7 @@ import (
 	"github.com/dorisgo/dorisgo/catalog"
 	"github.com/dorisgo/dorisgo/execution/coord"
 
+	"github.com/dorisgo/dorisgo/server/show"
 	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
@@ -102,7 +103,7 @@ func (s *Session) FieldList(ctx context.Context, table, wildcard string) ([]wire
 		// A view: its columns as last defined (the stored types).
 		t = &catalog.Table{Name: v.Name, Columns: v.Columns}
 	}
-	match := likeMatcher(wildcard)
+	match := show.Like(wildcard)
 	var out []wire.Column
 	for _, c := range t.VisibleColumns() {
 		if match(c.Name) {

@@ -9,17 +9,9 @@ import (
 	"sort"
 	"strconv"
 	"time"
-)
 
-// processRow is one connection in SHOW PROCESSLIST.
-type processRow struct {
-	ID          int64
-	User, Host  string
-	DB, Command string
-	Time        int64 // seconds in the current command
-	Info        string
-	FE          string `json:",omitempty"` // the frontend holding it (show_all_fe_connection)
-}
+	"github.com/dorisgo/dorisgo/server/show"
+)
 
 // sessionsVisibleTo are this frontend's connections a user may see: its
 // own (by user name, as Doris), or all with ADMIN_PRIV; by id.
@@ -37,16 +29,16 @@ func (srv *Server) sessionsVisibleTo(user string, admin bool) []*Session {
 }
 
 // processRows are the SHOW PROCESSLIST rows of sessionsVisibleTo.
-func (srv *Server) processRows(user string, admin bool) []processRow {
+func (srv *Server) processRows(user string, admin bool) []show.Process {
 	sessions := srv.sessionsVisibleTo(user, admin)
-	rows := make([]processRow, 0, len(sessions))
+	rows := make([]show.Process, 0, len(sessions))
 	for _, x := range sessions {
 		x.mu.Lock()
 		since := x.connected
 		if x.command == "Query" {
 			since = x.stmtStart
 		}
-		rows = append(rows, processRow{ID: int64(x.info.ID), User: x.info.User, Host: x.info.Host, DB: x.db, Command: x.command,
+		rows = append(rows, show.Process{ID: int64(x.info.ID), User: x.info.User, Host: x.info.Host, DB: x.db, Command: x.command,
 			Time: int64(time.Since(since).Seconds()), Info: x.sql})
 		x.mu.Unlock()
 	}
@@ -55,12 +47,12 @@ func (srv *Server) processRows(user string, admin bool) []processRow {
 
 // peerProcessRows asks every other alive frontend for its connections
 // (Doris's show_all_fe_connection); one that does not answer is left out.
-func (srv *Server) peerProcessRows(ctx context.Context, user string, admin bool) ([]processRow, error) {
+func (srv *Server) peerProcessRows(ctx context.Context, user string, admin bool) ([]show.Process, error) {
 	fes, err := srv.masterFrontendRows(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []processRow
+	var out []show.Process
 	for _, fe := range fes {
 		if fe.Name == srv.feName() || !fe.Alive || fe.HTTP == 0 {
 			continue
@@ -78,7 +70,7 @@ func (srv *Server) peerProcessRows(ctx context.Context, user string, admin bool)
 	return out, nil
 }
 
-func (srv *Server) askProcessRows(ctx context.Context, fe feRow, user string, admin bool) ([]processRow, error) {
+func (srv *Server) askProcessRows(ctx context.Context, fe feRow, user string, admin bool) ([]show.Process, error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	q := url.Values{"user": {user}, "admin": {strconv.FormatBool(admin)}}
@@ -92,7 +84,7 @@ func (srv *Server) askProcessRows(ctx context.Context, fe feRow, user string, ad
 		return nil, err
 	}
 	defer res.Body.Close()
-	var rows []processRow
+	var rows []show.Process
 	if err := json.NewDecoder(res.Body).Decode(&rows); err != nil {
 		return nil, err
 	}

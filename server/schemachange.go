@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/server/show"
 	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
@@ -174,13 +175,13 @@ func (s *Server) alterJobRows(db *catalog.Database, visible func(table string) b
 		}
 		finish := "NULL"
 		if j.State.Done() {
-			finish = showTime(j.FinishTime)
+			finish = show.Time(j.FinishTime)
 		}
 		txn := "-1"
 		if j.TxnID != 0 {
 			txn = fmt.Sprint(j.TxnID)
 		}
-		rows = append(rows, []string{fmt.Sprint(j.ID), j.TableName, showTime(j.CreateTime), finish, j.TableName,
+		rows = append(rows, []string{fmt.Sprint(j.ID), j.TableName, show.Time(j.CreateTime), finish, j.TableName,
 			fmt.Sprint(j.IndexID), fmt.Sprint(int64(j.TableID)), fmt.Sprintf("%d:0", j.Shadow.SchemaVersion), txn,
 			string(j.State), j.Msg, s.alters.progress(s, j), fmt.Sprint(j.Timeout)})
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/dorisgo/dorisgo/execution/coord"
 	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/server/journal"
+	"github.com/dorisgo/dorisgo/server/show"
 	"github.com/dorisgo/dorisgo/server/streamload"
 	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/storage"
@@ -88,6 +89,8 @@ type Server struct {
 	// streamLoads serves the HTTP stream loads and keeps the recent and
 	// running ones for SHOW STREAM LOAD (server/streamload).
 	streamLoads *streamload.Loader
+	// shows builds SHOW results and information_schema (server/show).
+	shows *show.Shows
 	// analyzer runs ANALYZE jobs and the automatic collection (analyze.go).
 	analyzer *analyzer
 	// alters runs schema change jobs (schemachange_job.go).
@@ -174,6 +177,7 @@ func Start(cfg Config) (*Server, error) {
 	s.coord.ClusterToken = s.token
 	s.streamLoads = streamload.New(streamload.Config{Catalog: s.cat, Coord: s.coord, Log: s.log, DataDir: cfg.DataDir,
 		Access: s.httpAccess, Redirect: s.redirectToMaster, Count: s.countStreamLoad})
+	s.shows = s.newShows()
 	if s.mysqlLn, err = net.Listen("tcp", net.JoinHostPort(cfg.Host, fmt.Sprint(cfg.MySQLPort))); err != nil {
 		return nil, err
 	}

@@ -282,7 +282,7 @@ func (s *Session) StatementWarnings() uint16 {
 // bindContext is what the binder sees of this session.
 func (s *Session) bindContext(params []types.Datum) *bind.Context {
 	return &bind.Context{Cat: s.srv.cat, DB: s.DB(), User: s.info.User, ConnID: s.info.ID,
-		Version: serverVersion, Vars: s.vars, Virtual: &infoSchema{srv: s.srv, sess: s}, Now: time.Now(), Params: params,
+		Version: serverVersion, Vars: s.vars, Virtual: s.srv.shows.InfoSchema(showSession{s}), Now: time.Now(), Params: params,
 		Ctx: s.statementContext(), Warn: s.warnings(), LastQueryID: s.lastQueryID()}
 }
 

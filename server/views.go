@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/dorisgo/dorisgo/catalog"
@@ -99,79 +98,4 @@ func (s *Session) dropViews(n *parser.DDL, w wire.ResultWriter) error {
 		return err
 	}
 	return w.WriteOK(wire.OK{})
-}
-
-// viewColumns is how SHOW CREATE TABLE and SHOW CREATE VIEW answer for a view.
-var viewColumns = []wire.Column{strCol("View"), strCol("Create View"), strCol("character_set_client"), strCol("collation_connection")}
-
-// showCreateView runs SHOW CREATE VIEW: 1347 for a table, as MySQL.
-func (s *Session) showCreateView(st *parser.ShowCreateView, w wire.ResultWriter) error {
-	db, err := s.dbName(st.DB)
-	if err != nil {
-		return err
-	}
-	v, err := s.srv.cat.View(db, st.View)
-	if err != nil {
-		if _, terr := s.srv.cat.Table(db, st.View); terr == nil {
-			return sqlerr.WrongObject.New(db, st.View, "VIEW", "")
-		}
-		return err
-	}
-	return writeView(w, v)
-}
-
-func writeView(w wire.ResultWriter, v *catalog.View) error {
-	return writeTable(w, viewColumns, [][]types.Datum{{str(v.Name), str(createViewText(v)), str("utf8mb4"), str("utf8mb4_0900_bin")}})
-}
-
-// createViewText is Doris's SHOW CREATE VIEW text: the column list (with
-// comments), the view comment and the query as written. It parses back
-// to the same view.
-func createViewText(v *catalog.View) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "CREATE VIEW `%s` (", v.Name)
-	for i, c := range v.Columns {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "`%s`", c.Name)
-		if c.Comment != "" {
-			fmt.Fprintf(&b, " COMMENT '%s'", quoteString(c.Comment))
-		}
-	}
-	b.WriteString(")")
-	if v.Comment != "" {
-		fmt.Fprintf(&b, " COMMENT '%s'", quoteString(v.Comment))
-	}
-	b.WriteString(" AS ")
-	b.WriteString(v.Query)
-	return b.String()
-}
-
-func quoteString(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s)
-}
-
-// describeView is DESC of a view: its columns as its query binds now (a
-// view whose tables changed under it is 1356 or the binder's error, as
-// MySQL answers).
-func (s *Session) describeView(db string, v *catalog.View, w wire.ResultWriter) error {
-	st, err := parser.ParseOne(fmt.Sprintf("SELECT * FROM `%s`.`%s`", strings.ReplaceAll(db, "`", "``"), strings.ReplaceAll(v.Name, "`", "``")))
-	if err != nil {
-		return err
-	}
-	q, err := newBinder(s, nil).BindQuery(st.(*parser.Vitess))
-	if err != nil {
-		return err
-	}
-	cols := []wire.Column{strCol("Field"), strCol("Type"), strCol("Null"), strCol("Key"), strCol("Default"), strCol("Extra")}
-	var rows [][]types.Datum
-	for _, o := range q.Outputs {
-		null := "YES"
-		if !o.Col.Null {
-			null = "NO"
-		}
-		rows = append(rows, []types.Datum{str(o.Name), str(o.Col.T.String()), str(null), str("false"), types.NullDatum(types.StringT), str("")})
-	}
-	return writeTable(w, cols, rows)
 }

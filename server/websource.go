@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/dorisgo/dorisgo/catalog"
+	"github.com/dorisgo/dorisgo/server/show"
 	"github.com/dorisgo/dorisgo/server/webui"
 	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/sql/types"
@@ -49,7 +50,7 @@ func (v *webViewer) User() string { return v.a.User }
 
 func (v *webViewer) admin() bool { return v.a.Global(catalog.WantAdmin) }
 
-// sees is SHOW PROCESSLIST's rule (Session.visibleSessions) and KILL's
+// sees is SHOW PROCESSLIST's rule (server/show: Processes) and KILL's
 // (Session.mayKill): one's own user's, or all with ADMIN_PRIV.
 func (v *webViewer) sees(user string) bool { return user == v.a.User || v.admin() }
 
@@ -253,7 +254,6 @@ func (v *webViewer) Tables() ([]webui.TableInfo, []webui.Group) {
 			tables = append(tables, tableInfo(db, t))
 		}
 	}
-	sess := v.session()
 	var groups []webui.Group
 	for _, g := range v.s.cat.Groups() {
 		var members []string
@@ -266,7 +266,7 @@ func (v *webViewer) Tables() ([]webui.TableInfo, []webui.Group) {
 			continue
 		}
 		wg := webui.Group{ID: fmt.Sprintf("%d.%d", g.DBID, g.ID), Name: g.Name, Buckets: g.BucketNum, Replicas: g.ReplicaNum,
-			Stable: !sess.groupUnstable(g), ErrMsg: g.ErrMsg, Tables: members}
+			Stable: !show.GroupUnstable(v.s.cat, g), ErrMsg: g.ErrMsg, Tables: members}
 		for _, seq := range g.BucketSeq {
 			var bs []int64
 			for _, b := range seq {
@@ -290,7 +290,7 @@ func tableInfo(db string, t *catalog.Table) webui.TableInfo {
 	}
 	replicas := map[catalog.BackendID]int{}
 	for _, p := range t.Partitions {
-		ti.Partitions = append(ti.Partitions, webui.PartitionInfo{Name: p.Name, Range: partitionRange(t, p), Buckets: len(p.Tablets),
+		ti.Partitions = append(ti.Partitions, webui.PartitionInfo{Name: p.Name, Range: show.PartitionRange(t, p), Buckets: len(p.Tablets),
 			Rows: p.RowCount, Version: int64(p.VisibleVersion)})
 		for _, tb := range p.Tablets {
 			for _, r := range tb.Replicas {

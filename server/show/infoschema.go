@@ -1,4 +1,4 @@
-package server
+package show
 
 import (
 	"fmt"
@@ -10,17 +10,20 @@ import (
 	"github.com/dorisgo/dorisgo/storage"
 )
 
-// infoSchema serves information_schema as constant relations built from the
+// Virtual serves information_schema as constant relations built from the
 // catalog at bind time, so any SELECT over them (filters, projections) runs
 // through the ordinary engine. GUI tools browse with these.
-type infoSchema struct {
-	srv  *Server
-	sess *Session
+type Virtual struct {
+	sh   *Shows
+	sess Session
 }
+
+// InfoSchema is information_schema for one session: a bind.Virtual.
+func (sh *Shows) InfoSchema(s Session) *Virtual { return &Virtual{sh: sh, sess: s} }
 
 type isTable struct {
 	cols []types.Column
-	rows func(is *infoSchema) [][]types.Datum
+	rows func(is *Virtual) [][]types.Datum
 }
 
 func vc(name string) types.Column {
@@ -33,9 +36,9 @@ func bc(name string) types.Column {
 var isTables = map[string]isTable{
 	"schemata": {
 		cols: []types.Column{vc("CATALOG_NAME"), vc("SCHEMA_NAME"), vc("DEFAULT_CHARACTER_SET_NAME"), vc("DEFAULT_COLLATION_NAME"), vc("SQL_PATH")},
-		rows: func(is *infoSchema) [][]types.Datum {
+		rows: func(is *Virtual) [][]types.Datum {
 			var out [][]types.Datum
-			for _, db := range is.sess.databaseNames() {
+			for _, db := range is.sh.databaseNames(is.sess) {
 				out = append(out, []types.Datum{str("def"), str(db), str("utf8mb4"), str("utf8mb4_0900_bin"), types.NullDatum(types.StringT)})
 			}
 			return out
@@ -46,7 +49,7 @@ var isTables = map[string]isTable{
 			vc("ROW_FORMAT"), bc("TABLE_ROWS"), bc("AVG_ROW_LENGTH"), bc("DATA_LENGTH"), bc("MAX_DATA_LENGTH"), bc("INDEX_LENGTH"),
 			bc("DATA_FREE"), bc("AUTO_INCREMENT"), vc("CREATE_TIME"), vc("UPDATE_TIME"), vc("CHECK_TIME"), vc("TABLE_COLLATION"),
 			bc("CHECKSUM"), vc("CREATE_OPTIONS"), vc("TABLE_COMMENT")},
-		rows: func(is *infoSchema) [][]types.Datum {
+		rows: func(is *Virtual) [][]types.Datum {
 			null := types.NullDatum(types.StringT)
 			var out [][]types.Datum
 			for _, name := range infoSchemaTables() {
@@ -80,7 +83,7 @@ var isTables = map[string]isTable{
 			vc("COLUMN_DEFAULT"), vc("IS_NULLABLE"), vc("DATA_TYPE"), bc("CHARACTER_MAXIMUM_LENGTH"), bc("CHARACTER_OCTET_LENGTH"),
 			bc("NUMERIC_PRECISION"), bc("NUMERIC_SCALE"), bc("DATETIME_PRECISION"), vc("CHARACTER_SET_NAME"), vc("COLLATION_NAME"),
 			vc("COLUMN_TYPE"), vc("COLUMN_KEY"), vc("EXTRA"), vc("PRIVILEGES"), vc("COLUMN_COMMENT")},
-		rows: func(is *infoSchema) [][]types.Datum {
+		rows: func(is *Virtual) [][]types.Datum {
 			var out [][]types.Datum
 			is.eachTable(func(db string, t *catalog.Table) {
 				for i, c := range t.VisibleColumns() {
@@ -106,7 +109,7 @@ var isTables = map[string]isTable{
 	"views": {
 		cols: []types.Column{vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), vc("VIEW_DEFINITION"), vc("CHECK_OPTION"),
 			vc("IS_UPDATABLE"), vc("DEFINER"), vc("SECURITY_TYPE"), vc("CHARACTER_SET_CLIENT"), vc("COLLATION_CONNECTION")},
-		rows: func(is *infoSchema) [][]types.Datum {
+		rows: func(is *Virtual) [][]types.Datum {
 			var out [][]types.Datum
 			is.eachView(func(db string, v *catalog.View) {
 				out = append(out, []types.Datum{str("def"), str(db), str(v.Name), str(v.Query), str("NONE"), str("NO"),
@@ -120,22 +123,22 @@ var isTables = map[string]isTable{
 	"key_column_usage":  {cols: []types.Column{vc("CONSTRAINT_CATALOG"), vc("CONSTRAINT_SCHEMA"), vc("CONSTRAINT_NAME"), vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), vc("COLUMN_NAME")}},
 	"table_constraints": {cols: []types.Column{vc("CONSTRAINT_CATALOG"), vc("CONSTRAINT_SCHEMA"), vc("CONSTRAINT_NAME"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), vc("CONSTRAINT_TYPE")}},
 	"triggers":          {cols: []types.Column{vc("TRIGGER_CATALOG"), vc("TRIGGER_SCHEMA"), vc("TRIGGER_NAME"), vc("EVENT_OBJECT_TABLE")}},
-	"engines": {cols: []types.Column{vc("ENGINE"), vc("SUPPORT"), vc("COMMENT"), vc("TRANSACTIONS"), vc("XA"), vc("SAVEPOINTS")}, rows: func(*infoSchema) [][]types.Datum {
+	"engines": {cols: []types.Column{vc("ENGINE"), vc("SUPPORT"), vc("COMMENT"), vc("TRANSACTIONS"), vc("XA"), vc("SAVEPOINTS")}, rows: func(*Virtual) [][]types.Datum {
 		return [][]types.Datum{{str("Doris"), str("DEFAULT"), str("dorisgo OLAP engine"), str("YES"), str("NO"), str("NO")}}
 	}},
-	"character_sets": {cols: []types.Column{vc("CHARACTER_SET_NAME"), vc("DEFAULT_COLLATE_NAME"), vc("DESCRIPTION"), bc("MAXLEN")}, rows: func(*infoSchema) [][]types.Datum {
+	"character_sets": {cols: []types.Column{vc("CHARACTER_SET_NAME"), vc("DEFAULT_COLLATE_NAME"), vc("DESCRIPTION"), bc("MAXLEN")}, rows: func(*Virtual) [][]types.Datum {
 		return [][]types.Datum{{str("utf8mb4"), str("utf8mb4_0900_bin"), str("UTF-8 Unicode"), num(4)}}
 	}},
-	"collations": {cols: []types.Column{vc("COLLATION_NAME"), vc("CHARACTER_SET_NAME"), bc("ID"), vc("IS_DEFAULT"), vc("IS_COMPILED"), bc("SORTLEN")}, rows: func(*infoSchema) [][]types.Datum {
+	"collations": {cols: []types.Column{vc("COLLATION_NAME"), vc("CHARACTER_SET_NAME"), bc("ID"), vc("IS_DEFAULT"), vc("IS_COMPILED"), bc("SORTLEN")}, rows: func(*Virtual) [][]types.Datum {
 		return [][]types.Datum{{str("utf8mb4_0900_bin"), str("utf8mb4"), num(309), str("Yes"), str("Yes"), num(1)}}
 	}},
 	"processlist": {cols: []types.Column{bc("ID"), vc("USER"), vc("HOST"), vc("DB"), vc("COMMAND"), bc("TIME"), vc("STATE"), vc("INFO")}},
 	"user_privileges": {cols: []types.Column{vc("GRANTEE"), vc("TABLE_CATALOG"), vc("PRIVILEGE_TYPE"), vc("IS_GRANTABLE")},
-		rows: func(is *infoSchema) [][]types.Datum { return is.privRows(catalog.LevelGlobal) }},
+		rows: func(is *Virtual) [][]types.Datum { return is.privRows(catalog.LevelGlobal) }},
 	"schema_privileges": {cols: []types.Column{vc("GRANTEE"), vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("PRIVILEGE_TYPE"), vc("IS_GRANTABLE")},
-		rows: func(is *infoSchema) [][]types.Datum { return is.privRows(catalog.LevelDB) }},
+		rows: func(is *Virtual) [][]types.Datum { return is.privRows(catalog.LevelDB) }},
 	"table_privileges": {cols: []types.Column{vc("GRANTEE"), vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), vc("PRIVILEGE_TYPE"), vc("IS_GRANTABLE")},
-		rows: func(is *infoSchema) [][]types.Datum { return is.privRows(catalog.LevelTable) }},
+		rows: func(is *Virtual) [][]types.Datum { return is.privRows(catalog.LevelTable) }},
 	"column_privileges":       {cols: []types.Column{vc("GRANTEE"), vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), vc("COLUMN_NAME"), vc("PRIVILEGE_TYPE"), vc("IS_GRANTABLE")}},
 	"partitions":              {cols: []types.Column{vc("TABLE_CATALOG"), vc("TABLE_SCHEMA"), vc("TABLE_NAME"), vc("PARTITION_NAME"), bc("TABLE_ROWS")}},
 	"events":                  {cols: []types.Column{vc("EVENT_CATALOG"), vc("EVENT_SCHEMA"), vc("EVENT_NAME")}},
@@ -156,7 +159,7 @@ func init() {
 func infoSchemaTables() []string { return isNames }
 
 // VirtualTable implements bind.Virtual.
-func (is *infoSchema) VirtualTable(db, table string) ([]types.Column, [][]types.Datum, bool, error) {
+func (is *Virtual) VirtualTable(db, table string) ([]types.Column, [][]types.Datum, bool, error) {
 	if !strings.EqualFold(db, "information_schema") {
 		return nil, nil, false, nil
 	}
@@ -174,21 +177,19 @@ func (is *infoSchema) VirtualTable(db, table string) ([]types.Column, [][]types.
 	return t.cols, rows, true, nil
 }
 
-func (is *infoSchema) processRows() [][]types.Datum {
+func (is *Virtual) processRows() [][]types.Datum {
 	var out [][]types.Datum
-	for _, x := range is.sess.visibleSessions() {
-		x.mu.Lock()
-		out = append(out, []types.Datum{num(int64(x.info.ID)), str(x.info.User), str(x.info.Host), str(x.db), str(x.command), num(0), str(""), str(x.sql)})
-		x.mu.Unlock()
+	for _, x := range is.sh.cfg.Processes(is.sess.User(), is.sess.Access().Global(catalog.WantAdmin)) {
+		out = append(out, []types.Datum{num(x.ID), str(x.User), str(x.Host), str(x.DB), str(x.Command), num(0), str(""), str(x.Info)})
 	}
 	return out
 }
 
 // eachTable calls fn for every table the session may see.
-func (is *infoSchema) eachTable(fn func(db string, t *catalog.Table)) {
-	a := is.sess.access()
-	for _, d := range is.srv.cat.Databases() {
-		ts, err := is.srv.cat.Tables(d.Name)
+func (is *Virtual) eachTable(fn func(db string, t *catalog.Table)) {
+	a := is.sess.Access()
+	for _, d := range is.sh.cat.Databases() {
+		ts, err := is.sh.cat.Tables(d.Name)
 		if err != nil {
 			continue
 		}
@@ -235,10 +236,10 @@ func columnRow(db, table string, i int, c catalog.Column, key string) []types.Da
 }
 
 // eachView calls fn for every view the session may see.
-func (is *infoSchema) eachView(fn func(db string, v *catalog.View)) {
-	a := is.sess.access()
-	for _, d := range is.srv.cat.Databases() {
-		vs, err := is.srv.cat.Views(d.Name)
+func (is *Virtual) eachView(fn func(db string, v *catalog.View)) {
+	a := is.sess.Access()
+	for _, d := range is.sh.cat.Databases() {
+		vs, err := is.sh.cat.Views(d.Name)
 		if err != nil {
 			continue
 		}
@@ -284,12 +285,13 @@ var mysqlPrivs = []struct {
 // in MySQL, a caller that may not list other accounts' grants (SHOW ALL
 // GRANTS: ADMIN_PRIV or GRANT_PRIV on *.*) sees only its own rows — which
 // are all on objects it sees, since a listed privilege shows its object.
-func (is *infoSchema) privRows(level catalog.Level) [][]types.Datum {
-	cat := is.srv.cat
-	all := is.sess.access().Global(catalog.WantGrant)
+func (is *Virtual) privRows(level catalog.Level) [][]types.Datum {
+	cat := is.sh.cat
+	all := is.sess.Access().Global(catalog.WantGrant)
+	user, host := is.sess.Account()
 	var out [][]types.Datum
 	for _, u := range cat.Users() {
-		if !all && (u.Name != is.sess.acct.user || u.Host != is.sess.acct.host) {
+		if !all && (u.Name != user || u.Host != host) {
 			continue
 		}
 		grantee := str(fmt.Sprintf("'%s'@'%s'", u.Name, u.Host))

@@ -1,4 +1,4 @@
-package server
+package show
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/dorisgo/dorisgo/catalog"
-	"github.com/dorisgo/dorisgo/server/wire"
 	"github.com/dorisgo/dorisgo/sql/parser"
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
@@ -22,18 +21,18 @@ const (
 	dbReplicaQuota = int64(1) << 30
 )
 
-// showTransaction is SHOW TRANSACTION [FROM db] WHERE id|label|status = x.
-func (s *Session) showTransaction(st *parser.ShowTransaction, w wire.ResultWriter) error {
-	db, err := s.dbName(st.DB)
+// Transaction is SHOW TRANSACTION [FROM db] WHERE id|label|status = x.
+func (sh *Shows) Transaction(s Session, st *parser.ShowTransaction) (*Result, error) {
+	db, err := dbName(s, st.DB)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var keep func(*catalog.Txn) bool
 	switch st.Field {
 	case "id":
 		id, err := strconv.ParseInt(st.Value, 10, 64)
 		if err != nil {
-			return sqlerr.Doris.New("Invalid transaction id: " + st.Value)
+			return nil, sqlerr.Doris.New("Invalid transaction id: " + st.Value)
 		}
 		keep = func(t *catalog.Txn) bool { return int64(t.ID) == id }
 	case "label":
@@ -43,24 +42,21 @@ func (s *Session) showTransaction(st *parser.ShowTransaction, w wire.ResultWrite
 		switch want {
 		case "PREPARE", "PRECOMMITTED", "COMMITTED", "VISIBLE", "ABORTED":
 		default:
-			return sqlerr.Doris.New("Invalid transaction status: " + st.Value)
+			return nil, sqlerr.Doris.New("Invalid transaction status: " + st.Value)
 		}
 		keep = func(t *catalog.Txn) bool { return t.State.String() == want }
 	}
-	txns, err := s.srv.cat.TxnsOf(db, keep)
+	txns, err := sh.cat.TxnsOf(db, keep)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(txns) == 0 && st.Field != "status" {
-		return sqlerr.Doris.New(fmt.Sprintf("transaction with %s %s does not exist", st.Field, st.Value))
+		return nil, sqlerr.Doris.New(fmt.Sprintf("transaction with %s %s does not exist", st.Field, st.Value))
 	}
 	names := []string{"TransactionId", "Label", "Coordinator", "TransactionStatus", "LoadJobSourceType", "PrepareTime",
 		"PreCommitTime", "CommitTime", "PublishTime", "FinishTime", "Reason", "ErrorReplicasCount", "ListenerId",
 		"TimeoutMs", "ErrMsg"}
-	cols := make([]wire.Column, len(names))
-	for i, n := range names {
-		cols[i] = strCol(n)
-	}
+	cols := strCols(names)
 	var rows [][]types.Datum
 	for _, t := range txns {
 		src := t.Source
@@ -72,45 +68,46 @@ func (s *Session) showTransaction(st *parser.ShowTransaction, w wire.ResultWrite
 		if t.State == catalog.TxnVisible {
 			publish = finish
 		}
-		rows = append(rows, []types.Datum{str(fmt.Sprint(t.ID)), str(t.Label), str("FE: " + s.srv.cfg.Host),
-			str(t.State.String()), str(src), str(showTime(t.CreateTime)), str(showTime(t.PrecommitTime)), str(showTime(t.CommitTime)),
-			str(showTime(publish)), str(showTime(finish)), str(t.Reason), str("0"), str("-1"),
+		rows = append(rows, []types.Datum{str(fmt.Sprint(t.ID)), str(t.Label), str("FE: " + sh.cfg.Host),
+			str(t.State.String()), str(src), str(Time(t.CreateTime)), str(Time(t.PrecommitTime)), str(Time(t.CommitTime)),
+			str(Time(publish)), str(Time(finish)), str(t.Reason), str("0"), str("-1"),
 			str(fmt.Sprint(t.TimeoutMs)), str("")})
 	}
-	return writeTable(w, cols, rows)
+	return table(cols, rows)
 }
 
-func showTime(t time.Time) string {
+// Time is a SHOW time column: local, to the second; NULL for none.
+func Time(t time.Time) string {
 	if t.IsZero() {
 		return "NULL"
 	}
 	return t.Local().Format("2006-01-02 15:04:05")
 }
 
-// showData is SHOW DATA [FROM [db.]t]: stored bytes as the backends report
+// Data is SHOW DATA [FROM [db.]t]: stored bytes as the backends report
 // them (every replica counted), per table of the database or per index of
 // one table.
-func (s *Session) showData(ctx context.Context, st *parser.ShowData, w wire.ResultWriter) error {
+func (sh *Shows) Data(ctx context.Context, s Session, st *parser.ShowData) (*Result, error) {
 	if st.Table != "" {
-		return s.showTableData(ctx, st, w)
+		return sh.tableData(ctx, s, st)
 	}
-	db, err := s.dbName(st.DB)
+	db, err := dbName(s, st.DB)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	ts, err := s.srv.cat.Tables(db)
+	ts, err := sh.cat.Tables(db)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	a := s.access()
+	a := s.Access()
 	var seen []*catalog.Table
 	for _, t := range ts {
 		if a.SeesTable(db, t.Name) {
 			seen = append(seen, t)
 		}
 	}
-	stats := s.srv.coord.TableStats(ctx, seen...)
-	cols := []wire.Column{strCol("TableName"), strCol("Size"), strCol("ReplicaCount"), strCol("RemoteSize")}
+	stats := sh.cfg.TableStats(ctx, seen...)
+	cols := []types.Column{strCol("TableName"), strCol("Size"), strCol("ReplicaCount"), strCol("RemoteSize")}
 	var rows [][]types.Datum
 	var total int64
 	var replicas int
@@ -118,24 +115,24 @@ func (s *Session) showData(ctx context.Context, st *parser.ShowData, w wire.Resu
 		b, n := stats.ReplicaBytes(t)
 		total += b
 		replicas += n
-		rows = append(rows, []types.Datum{str(t.Name), str(showBytes(b)), str(fmt.Sprint(n)), str(showBytes(0))})
+		rows = append(rows, []types.Datum{str(t.Name), str(Bytes(b)), str(fmt.Sprint(n)), str(Bytes(0))})
 	}
 	rows = append(rows,
-		[]types.Datum{str("Total"), str(showBytes(total)), str(fmt.Sprint(replicas)), str(showBytes(0))},
-		[]types.Datum{str("Quota"), str(showBytes(dbDataQuota)), str(fmt.Sprint(dbReplicaQuota)), str("")},
-		[]types.Datum{str("Left"), str(showBytes(max(dbDataQuota-total, 0))), str(fmt.Sprint(dbReplicaQuota - int64(replicas))), str("")})
-	return writeTable(w, cols, rows)
+		[]types.Datum{str("Total"), str(Bytes(total)), str(fmt.Sprint(replicas)), str(Bytes(0))},
+		[]types.Datum{str("Quota"), str(Bytes(dbDataQuota)), str(fmt.Sprint(dbReplicaQuota)), str("")},
+		[]types.Datum{str("Left"), str(Bytes(max(dbDataQuota-total, 0))), str(fmt.Sprint(dbReplicaQuota - int64(replicas))), str("")})
+	return table(cols, rows)
 }
 
-func (s *Session) showTableData(ctx context.Context, st *parser.ShowData, w wire.ResultWriter) error {
-	db, t, err := s.table(st.DB, st.Table)
+func (sh *Shows) tableData(ctx context.Context, s Session, st *parser.ShowData) (*Result, error) {
+	db, t, err := sh.table(s, st.DB, st.Table)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if !s.access().SeesTable(db, t.Name) {
-		return s.tableDenied("SHOW", db, t.Name)
+	if !s.Access().SeesTable(db, t.Name) {
+		return nil, tableDenied(s, "SHOW", db, t.Name)
 	}
-	stats := s.srv.coord.TableStats(ctx, t)
+	stats := sh.cfg.TableStats(ctx, t)
 	b, n := stats.ReplicaBytes(t)
 	var rowsN int64
 	for _, p := range t.Partitions {
@@ -143,11 +140,11 @@ func (s *Session) showTableData(ctx context.Context, st *parser.ShowData, w wire
 			rowsN += tabletRows(stats, tb)
 		}
 	}
-	cols := []wire.Column{strCol("TableName"), strCol("IndexName"), strCol("Size"), strCol("ReplicaCount"),
+	cols := []types.Column{strCol("TableName"), strCol("IndexName"), strCol("Size"), strCol("ReplicaCount"),
 		strCol("RowCount"), strCol("RemoteSize")}
-	return writeTable(w, cols, [][]types.Datum{
-		{str(t.Name), str(t.Name), str(showBytes(b)), str(fmt.Sprint(n)), str(fmt.Sprint(rowsN)), str(showBytes(0))},
-		{str(""), str("Total"), str(showBytes(b)), str(fmt.Sprint(n)), str(""), str(showBytes(0))},
+	return table(cols, [][]types.Datum{
+		{str(t.Name), str(t.Name), str(Bytes(b)), str(fmt.Sprint(n)), str(fmt.Sprint(rowsN)), str(Bytes(0))},
+		{str(""), str("Total"), str(Bytes(b)), str(fmt.Sprint(n)), str(""), str(Bytes(0))},
 	})
 }
 
@@ -165,8 +162,8 @@ func tabletRows(stats map[storage.TabletID]map[catalog.BackendID]storage.TabletS
 	return n
 }
 
-// showBytes formats a size as Doris's SHOW DATA does: 1.500 KB.
-func showBytes(n int64) string {
+// Bytes formats a size as Doris's SHOW DATA does: 1.500 KB.
+func Bytes(n int64) string {
 	units := []string{"B", "KB", "MB", "GB", "TB", "PB"}
 	v, u := float64(n), 0
 	for v >= 1024 && u < len(units)-1 {

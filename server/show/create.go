@@ -1,4 +1,4 @@
-package server
+package show
 
 import (
 	"fmt"
@@ -6,21 +6,75 @@ import (
 	"strings"
 
 	"github.com/dorisgo/dorisgo/catalog"
-	"github.com/dorisgo/dorisgo/server/wire"
+	"github.com/dorisgo/dorisgo/sql/parser"
+	"github.com/dorisgo/dorisgo/sql/sqlerr"
 	"github.com/dorisgo/dorisgo/sql/types"
 	"github.com/dorisgo/dorisgo/storage"
 )
 
-func (s *Session) showCreateTable(db, name string, w wire.ResultWriter) error {
-	db, t, err := s.table(db, name)
+// CreateTable is SHOW CREATE TABLE; for a view MySQL answers in the
+// view's form.
+func (sh *Shows) CreateTable(s Session, db, name string) (*Result, error) {
+	db, t, err := sh.table(s, db, name)
 	if err != nil {
-		if v, verr := s.srv.cat.View(db, name); verr == nil {
-			return writeView(w, v) // MySQL answers for a view in the view's form
+		if v, verr := sh.cat.View(db, name); verr == nil {
+			return viewResult(v)
 		}
-		return err
+		return nil, err
 	}
-	return writeTable(w, []wire.Column{strCol("Table"), strCol("Create Table")},
+	return table([]types.Column{strCol("Table"), strCol("Create Table")},
 		[][]types.Datum{{str(t.Name), str(createTableText(t))}})
+}
+
+// viewColumns is how SHOW CREATE TABLE and SHOW CREATE VIEW answer for a view.
+var viewColumns = []types.Column{strCol("View"), strCol("Create View"), strCol("character_set_client"), strCol("collation_connection")}
+
+// CreateView is SHOW CREATE VIEW: 1347 for a table, as MySQL.
+func (sh *Shows) CreateView(s Session, st *parser.ShowCreateView) (*Result, error) {
+	db, err := dbName(s, st.DB)
+	if err != nil {
+		return nil, err
+	}
+	v, err := sh.cat.View(db, st.View)
+	if err != nil {
+		if _, terr := sh.cat.Table(db, st.View); terr == nil {
+			return nil, sqlerr.WrongObject.New(db, st.View, "VIEW", "")
+		}
+		return nil, err
+	}
+	return viewResult(v)
+}
+
+func viewResult(v *catalog.View) (*Result, error) {
+	return table(viewColumns, [][]types.Datum{{str(v.Name), str(createViewText(v)), str("utf8mb4"), str("utf8mb4_0900_bin")}})
+}
+
+// createViewText is Doris's SHOW CREATE VIEW text: the column list (with
+// comments), the view comment and the query as written. It parses back
+// to the same view.
+func createViewText(v *catalog.View) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE VIEW `%s` (", v.Name)
+	for i, c := range v.Columns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "`%s`", c.Name)
+		if c.Comment != "" {
+			fmt.Fprintf(&b, " COMMENT '%s'", quoteString(c.Comment))
+		}
+	}
+	b.WriteString(")")
+	if v.Comment != "" {
+		fmt.Fprintf(&b, " COMMENT '%s'", quoteString(v.Comment))
+	}
+	b.WriteString(" AS ")
+	b.WriteString(v.Query)
+	return b.String()
+}
+
+func quoteString(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s)
 }
 
 // createTableText renders a table as Doris's SHOW CREATE TABLE does; the
