@@ -72,13 +72,18 @@ type Project struct {
 	exprs  []expr.Expr
 	schema *arrow.Schema
 	env    *Env
+	shared *SharedExprs // set when expressions share a subexpression
 }
 
 var _ Operator = (*Project)(nil)
 
 // NewProject evaluates exprs over child's batches; out names the results.
 func NewProject(env *Env, child Operator, exprs []expr.Expr, out []types.Column) *Project {
-	return &Project{child: child, exprs: exprs, schema: types.ArrowSchema(out), env: env}
+	p := &Project{child: child, exprs: exprs, schema: types.ArrowSchema(out), env: env}
+	if sh := NewSharedExprs(exprs, child.Schema().NumFields()); sh.Shared() > 0 {
+		p.shared = sh
+	}
+	return p
 }
 
 func (p *Project) Schema() *arrow.Schema { return p.schema }
@@ -89,6 +94,15 @@ func (p *Project) Next(ctx context.Context) (arrow.Record, error) {
 		return nil, err
 	}
 	defer rec.Release()
+	if p.shared != nil {
+		cols, err := p.shared.Eval(p.env, rec)
+		if err != nil {
+			return nil, err
+		}
+		out := array.NewRecord(p.schema, cols, rec.NumRows())
+		ReleaseAll(cols)
+		return out, nil
+	}
 	cols := make([]arrow.Array, len(p.exprs))
 	for i, e := range p.exprs {
 		a, err := eval.Eval(p.env.Eval, e, rec, p.env.Mem)

@@ -58,6 +58,9 @@ type HashAgg struct {
 	table  *groupTable
 	mem    op.MemCharge
 
+	// args evaluates the update phase's arguments when some share a
+	// subexpression (nil: each call's own, op.EvalCols).
+	args     *op.SharedExprs
 	keyParts []arrow.Array // key values of new groups, in group order
 	keys     []arrow.Array // keyParts concatenated, once input is done
 	gids     []int32
@@ -102,6 +105,15 @@ func NewHashAgg(env *op.Env, child op.Operator, spec HashAggSpec) (*HashAgg, err
 		a.table = newGroupTable()
 	} else {
 		a.resize(1)
+	}
+	if !spec.Phase.Merges() {
+		var args []expr.Expr
+		for _, c := range spec.Aggs {
+			args = append(args, c.Args...)
+		}
+		if sh := op.NewSharedExprs(args, child.Schema().NumFields()); sh.Shared() > 0 {
+			a.args = sh
+		}
 	}
 	return a, nil
 }
@@ -234,10 +246,27 @@ func (a *HashAgg) addBatch(rec arrow.Record) error {
 		a.gids = op.GrowInt32(a.gids, rows)
 		clear(a.gids)
 	}
-	for i, f := range a.fns {
-		args, err := op.EvalCols(a.env, a.spec.Aggs[i].Args, rec)
-		if err != nil {
+	var all []arrow.Array
+	if a.args != nil {
+		var err error
+		if all, err = a.args.Eval(a.env, rec); err != nil {
 			return err
+		}
+		defer op.ReleaseAll(all)
+	}
+	for i, f := range a.fns {
+		var args []arrow.Array
+		if all != nil {
+			n := len(a.spec.Aggs[i].Args)
+			args, all = all[:n:n], all[n:]
+			for _, x := range args {
+				x.Retain()
+			}
+		} else {
+			var err error
+			if args, err = op.EvalCols(a.env, a.spec.Aggs[i].Args, rec); err != nil {
+				return err
+			}
 		}
 		if a.spec.Phase.Merges() {
 			f.merge(a.gids, args)
