@@ -36,7 +36,7 @@ func NewSharedExprs(exprs []expr.Expr, width int) *SharedExprs {
 	visit = func(e expr.Expr) {
 		switch x := e.(type) {
 		case *expr.Call:
-			if !shareable(x) {
+			if !shareable(x) || expr.Volatile(x) {
 				return
 			}
 		case *expr.Cast:
@@ -126,10 +126,10 @@ func NewSharedExprs(exprs []expr.Expr, width int) *SharedExprs {
 // the same value each time.
 func shareable(c *expr.Call) bool {
 	switch c.Fn {
-	case "and", "or", "if", "ifnull", "nullif", "coalesce", "nvl", "rand":
+	case "and", "or", "if", "ifnull", "nullif", "coalesce", "nvl":
 		return false
 	}
-	return !strings.HasPrefix(c.Fn, "uuid")
+	return true
 }
 
 // Shared is how many subexpressions are computed once for all.

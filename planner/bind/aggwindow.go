@@ -75,7 +75,7 @@ func (b *Binder) aggToWindow(plan logical.Node, a *logical.Apply, where []expr.E
 	for _, c := range inner.conds {
 		// Only the subquery's own columns and R's; a reference to a
 		// shared table's outer copy would be confused with the inner one.
-		if volatile(c) || !refsOnly(c, innerCols, rCols, corr) {
+		if expr.Volatile(c) || !refsOnly(c, innerCols, rCols, corr) {
 			return nil, nil
 		}
 		renamed = append(renamed, renameCols(c, ren))
@@ -236,7 +236,7 @@ func (b *Binder) aggsFit(agg *logical.Aggregate, r *logical.Scan, corr, innerCol
 			return false
 		}
 		for _, x := range c.Args {
-			if volatile(x) || !refsOnly(x, innerCols, nil, nil) {
+			if expr.Volatile(x) || !refsOnly(x, innerCols, nil, nil) {
 				return false
 			}
 		}
@@ -281,7 +281,7 @@ func uniqueKey(r *logical.Scan, corr map[int]bool) bool {
 func splitOuter(outer, inner []expr.Expr, rCols map[int]bool, apply logical.ColumnID) (below, above []expr.Expr, ok bool) {
 	keys := make([]string, len(outer))
 	for i, c := range outer {
-		if !volatile(c) && !refsCol(c, int(apply)) {
+		if !expr.Volatile(c) && !refsCol(c, int(apply)) {
 			keys[i] = condKey(c)
 		}
 	}
@@ -391,19 +391,6 @@ func hasColRef(e expr.Expr) bool {
 	found := false
 	expr.Walk(e, func(x expr.Expr) bool {
 		if _, ok := x.(*expr.ColRef); ok {
-			found = true
-		}
-		return !found
-	})
-	return found
-}
-
-// volatile reports whether e calls a function giving a new value per call:
-// two equal-looking calls are not the same condition.
-func volatile(e expr.Expr) bool {
-	found := false
-	expr.Walk(e, func(x expr.Expr) bool {
-		if c, ok := x.(*expr.Call); ok && (c.Fn == "rand" || strings.HasPrefix(c.Fn, "uuid")) {
 			found = true
 		}
 		return !found

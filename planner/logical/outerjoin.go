@@ -1,8 +1,6 @@
 package logical
 
 import (
-	"strings"
-
 	"github.com/dorisgo/dorisgo/planner/fragment"
 	"github.com/dorisgo/dorisgo/sql/expr"
 )
@@ -139,7 +137,7 @@ func inlineProject(c expr.Expr, p *Project) (expr.Expr, bool) {
 			return e, nil
 		}
 		s, found := byID[r.Index]
-		if !found || volatileExpr(s) {
+		if !found || expr.Volatile(s) {
 			ok = false
 			return e, nil
 		}
@@ -149,16 +147,4 @@ func inlineProject(c expr.Expr, p *Project) (expr.Expr, bool) {
 		return nil, false
 	}
 	return out, true
-}
-
-// volatileExpr: e calls a function giving a new value per call.
-func volatileExpr(e expr.Expr) bool {
-	found := false
-	expr.Walk(e, func(x expr.Expr) bool {
-		if c, ok := x.(*expr.Call); ok && (c.Fn == "rand" || strings.HasPrefix(c.Fn, "uuid")) {
-			found = true
-		}
-		return !found
-	})
-	return found
 }

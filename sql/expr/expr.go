@@ -447,3 +447,17 @@ func intBounds(k types.Kind) (int64, int64) {
 	}
 	return math.MinInt64, math.MaxInt64
 }
+
+// Volatile reports whether e calls a function giving a new value per call
+// (rand, uuid): two equal-looking calls are not the same value, so such an
+// expression is neither shared, copied nor matched by its text.
+func Volatile(e Expr) bool {
+	found := false
+	Walk(e, func(x Expr) bool {
+		if c, ok := x.(*Call); ok && (c.Fn == "rand" || strings.HasPrefix(c.Fn, "uuid")) {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
