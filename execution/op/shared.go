@@ -30,6 +30,15 @@ type SharedExprs struct {
 // could add warnings. Nor are volatile ones (rand, uuid).
 func NewSharedExprs(exprs []expr.Expr, width int) *SharedExprs {
 	s := &SharedExprs{width: width, exprs: exprs}
+	nodes := 0
+	for _, e := range exprs {
+		expr.Walk(e, func(expr.Expr) bool { nodes++; return nodes <= maxSharedNodes })
+	}
+	if nodes > maxSharedNodes {
+		// Each subexpression is keyed by its encoding, which holds its
+		// children's: quadratic in the depth of a deep chain.
+		return s
+	}
 	count := map[string]int{}
 	keys := map[expr.Expr]string{}
 	var visit func(e expr.Expr)
@@ -121,6 +130,9 @@ func NewSharedExprs(exprs []expr.Expr, width int) *SharedExprs {
 	}
 	return s
 }
+
+// maxSharedNodes bounds the expressions NewSharedExprs looks into.
+const maxSharedNodes = 512
 
 // shareable: the call evaluates every argument for every row and gives
 // the same value each time.

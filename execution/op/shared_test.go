@@ -69,4 +69,12 @@ func TestSharedExprs(t *testing.T) {
 	if NewSharedExprs([]expr.Expr{price, dp}, 3).Shared() != 0 {
 		t.Error("an expression occurring once was shared")
 	}
+	// Past maxSharedNodes nothing is looked into (keys would be quadratic).
+	deep := dp
+	for range maxSharedNodes {
+		deep = mustCall(t, "add", deep, tax)
+	}
+	if n := NewSharedExprs([]expr.Expr{deep, dp}, 3).Shared(); n != 0 {
+		t.Errorf("a %d-node chain: %d shared", maxSharedNodes, n)
+	}
 }

@@ -118,12 +118,8 @@ type bloom struct {
 }
 
 func (b bloom) has(h uint64) bool {
-	var w uint64
-	if b.shift < 64 {
-		w = h >> b.shift
-	}
 	m := bloomMask(h)
-	return b.words[w]&m == m
+	return b.words[wordOf(h, b.shift)]&m == m
 }
 
 // newRuntimeFilter collects key's non-NULL values; nil when the key's type
@@ -157,11 +153,14 @@ func newRuntimeFilter(key arrow.Array, scale int) *RuntimeFilter {
 	return f
 }
 
-func (f *RuntimeFilter) word(h uint64) uint64 {
-	if f.shift >= 64 {
+func (f *RuntimeFilter) word(h uint64) uint64 { return wordOf(h, f.shift) }
+
+// wordOf is the word of a bloom of 64-shift index bits holding hash h.
+func wordOf(h uint64, shift uint) uint64 {
+	if shift >= 64 {
 		return 0
 	}
-	return h >> f.shift
+	return h >> shift
 }
 
 func bloomMask(h uint64) uint64 { return 1<<(h&63) | 1<<((h>>6)&63) | 1<<((h>>12)&63) }
