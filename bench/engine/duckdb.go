@@ -8,12 +8,17 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" driver
 )
 
-// DuckDB is an in-memory DuckDB in this process.
+// DuckDB is an embedded DuckDB in this process.
 type DuckDB struct{ db *sql.DB }
 
 // OpenDuckDB opens an in-memory database.
-func OpenDuckDB() (*DuckDB, error) {
-	db, err := sql.Open("duckdb", "")
+func OpenDuckDB() (*DuckDB, error) { return OpenDuckDBFile("") }
+
+// OpenDuckDBFile opens (creating) the database file path, or with "" an
+// in-memory database. A file lets DuckDB evict table data from its buffer
+// pool, where an in-memory database holds all of it in this process.
+func OpenDuckDBFile(path string) (*DuckDB, error) {
+	db, err := sql.Open("duckdb", path)
 	if err != nil {
 		return nil, err
 	}

@@ -44,18 +44,20 @@ type Load struct {
 
 // Report is everything one benchmark run measured.
 type Report struct {
-	Started time.Time     `json:"started"`
-	SF      float64       `json:"sf"`
-	Mode    string        `json:"mode"` // standalone | cluster
-	Runs    int           `json:"runs"`
-	GenSecs float64       `json:"generate_seconds"`
-	GenRows int64         `json:"generate_rows"`
-	Loads   []Load        `json:"loads"`
-	Queries []QueryResult `json:"queries"`
-	PeakRSS []int64       `json:"dorisgo_peak_rss_bytes"`
-	Joins   []JoinRow     `json:"joins,omitempty"`
-	Writes  []WriteRow    `json:"writes,omitempty"`
-	QErrors []QErrorRow   `json:"qerrors,omitempty"`
+	Started time.Time `json:"started"`
+	SF      float64   `json:"sf"`
+	Mode    string    `json:"mode"` // standalone | cluster
+	Runs    int       `json:"runs"`
+	// DuckDBFile: DuckDB's database was a file, not in memory.
+	DuckDBFile bool          `json:"duckdb_file,omitempty"`
+	GenSecs    float64       `json:"generate_seconds"`
+	GenRows    int64         `json:"generate_rows"`
+	Loads      []Load        `json:"loads"`
+	Queries    []QueryResult `json:"queries"`
+	PeakRSS    []int64       `json:"dorisgo_peak_rss_bytes"`
+	Joins      []JoinRow     `json:"joins,omitempty"`
+	Writes     []WriteRow    `json:"writes,omitempty"`
+	QErrors    []QErrorRow   `json:"qerrors,omitempty"`
 	// BeforeDelete and AfterDelete are the SSB queries run right before
 	// and right after the writes report's DELETE of 1% of lineorder.
 	BeforeDelete []QueryResult                 `json:"queries_before_delete,omitempty"`
@@ -193,7 +195,11 @@ func ratio(a, b Run, okA, okB bool) string {
 
 // Markdown writes the results table (times in ms, medians) and the notes.
 func (r *Report) Markdown(w io.Writer) {
-	fmt.Fprintf(w, "SF %g, %s, median of %d runs, times in ms\n\n", r.SF, r.Mode, r.Runs)
+	duck := ""
+	if r.DuckDBFile {
+		duck = ", DuckDB on a database file"
+	}
+	fmt.Fprintf(w, "SF %g, %s, median of %d runs%s, times in ms\n\n", r.SF, r.Mode, r.Runs, duck)
 	fmt.Fprintln(w, "| suite | query | dorisgo | DuckDB | gms | dorisgo/DuckDB | dorisgo/gms | answer |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---|")
 	for _, q := range r.Queries {

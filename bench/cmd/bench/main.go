@@ -8,12 +8,15 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -50,18 +53,23 @@ type config struct {
 	skipLoad     bool
 	skipDuck     bool
 	analyze      bool
+	// duckDiskSF: from this scale factor DuckDB keeps its database in a
+	// file in the scale's temp dir instead of in memory; duckFile is the
+	// choice for the run's scales.
+	duckDiskSF float64
+	duckFile   bool
 }
 
 func main() {
 	var c config
-	var suites, rep string
-	flag.Float64Var(&c.sf, "sf", 0.1, "scale factor (0.01 .. 10)")
+	var suites, rep, sfs string
+	flag.StringVar(&sfs, "sf", "0.1", "scale factor (0.01 .. 10), or a comma list (e.g. 1,10) run one after another, smallest first, with a scaling table after")
 	flag.StringVar(&suites, "suite", "ssb,tpch", "suites to run: ssb, tpch")
 	flag.IntVar(&c.runs, "runs", 3, "timed runs per query (median reported)")
 	flag.StringVar(&c.out, "out", "results.json", "JSON output")
 	flag.StringVar(&c.svg, "svg", "", "SVG chart output")
 	flag.StringVar(&c.md, "md", "", "also write the markdown table to this file")
-	flag.StringVar(&c.dataDir, "data", "", "CSV directory (default bench-data/sfN)")
+	flag.StringVar(&c.dataDir, "data", "", "CSV directory (default bench-data/sfN); with several -sf, the parent of their sfN directories")
 	flag.Int64Var(&c.seed, "seed", 1, "generator seed")
 	flag.BoolVar(&c.cluster, "cluster", false, "run dorisgo as a FE and separate BE processes")
 	flag.IntVar(&c.backends, "backends", 3, "dorisgo backends")
@@ -75,7 +83,15 @@ func main() {
 	flag.BoolVar(&c.skipLoad, "skip-load", false, "do not load dorisgo (with -connect: the suites' databases are already loaded)")
 	flag.BoolVar(&c.analyze, "analyze", true, "after loading dorisgo, ANALYZE TABLE … WITH SYNC each table (as TPC-H procedures do after a load; DuckDB keeps its statistics as it loads); never with -report qerror, which measures estimates before and after ANALYZE")
 	flag.BoolVar(&c.skipDuck, "skip-duckdb", false, "do not run DuckDB (answers are then not checked)")
+	flag.Float64Var(&c.duckDiskSF, "duckdb-disk-sf", 5, "from this scale factor DuckDB's database is a file in the run's temp dir, not in memory; a run of several scales uses a file for all of them if its largest reaches this (0: always a file)")
 	flag.Parse()
+	scales, err := parseScales(sfs)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if len(scales) > 1 && c.connect != "" {
+		log.Fatalf("-connect measures one running dorisgo holding one scale's data: give one -sf, not %q", sfs)
+	}
 	c.suites = strings.Split(suites, ",")
 	c.reportJoins = rep == "joins"
 	c.reportWrites = rep == "writes"
@@ -85,27 +101,158 @@ func main() {
 	if c.reportWrites && !strings.Contains(","+suites+",", ",ssb,") {
 		log.Fatal("-report writes needs the ssb suite")
 	}
-	if c.dataDir == "" {
-		c.dataDir = filepath.Join("bench-data", fmt.Sprintf("sf%g", c.sf))
-	}
-	if err := run(c); err != nil {
+	if err := run(c, scales); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(c config) error {
-	r := &report.Report{Started: time.Now(), SF: c.sf, Runs: c.runs, Mode: "standalone"}
-	if c.cluster {
-		r.Mode = "cluster (FE + BE processes)"
+// parseScales reads -sf: one scale factor or a comma list, returned in
+// ascending order.
+func parseScales(list string) ([]float64, error) {
+	var out []float64
+	seen := map[float64]bool{}
+	for _, f := range strings.Split(list, ",") {
+		sf, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || sf <= 0 {
+			return nil, fmt.Errorf("-sf wants positive scale factors separated by commas, got %q", list)
+		}
+		if seen[sf] {
+			return nil, fmt.Errorf("-sf %q names scale factor %g twice", list, sf)
+		}
+		seen[sf] = true
+		out = append(out, sf)
 	}
+	sort.Float64s(out)
+	return out, nil
+}
+
+// run runs every scale in turn, each with its own dorisgo, data dir and
+// DuckDB, all closed before the next scale so that each scale's peak RSS
+// is its own. One scale writes -out, -md and -svg as it always has;
+// several write one JSON of every scale's report plus the scaling
+// between them (report.Multi), every scale's table and the scaling table
+// to -md, and one SVG per scale (NAME-sfN.svg).
+func run(c config, scales []float64) error {
 	tmp, err := os.MkdirTemp("", "dorisgo-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	d, err := startOrConnect(c, tmp)
+	bin := filepath.Join(tmp, "dorisgo")
+	if c.connect == "" {
+		log.Printf("building dorisgo")
+		if err := engine.BuildDorisgo("..", bin); err != nil {
+			return fmt.Errorf("build dorisgo (run from bench/): %w", err)
+		}
+	}
+	multi := len(scales) > 1
+	var reports []*report.Report
+	var md bytes.Buffer
+	var runErr error
+	for _, sf := range scales {
+		sc := c
+		sc.sf = sf
+		// One storage for every scale of a run, so that DuckDB's time
+		// ratios between scales compare like with like.
+		sc.duckFile = scales[len(scales)-1] >= c.duckDiskSF
+		switch {
+		case c.dataDir == "":
+			sc.dataDir = filepath.Join("bench-data", fmt.Sprintf("sf%g", sf))
+		case multi:
+			sc.dataDir = filepath.Join(c.dataDir, fmt.Sprintf("sf%g", sf))
+		}
+		if multi {
+			log.Printf("scale factor %g: data in %s", sf, sc.dataDir)
+		}
+		dir := filepath.Join(tmp, fmt.Sprintf("sf%g", sf))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return err
+		}
+		r, err := runScale(sc, bin, dir)
+		// The scale's dorisgo data, DuckDB file and logs go now: SF 10's
+		// would otherwise sit beside the next scale's.
+		os.RemoveAll(dir)
+		// What DuckDB and go-mysql-server held in this process goes back
+		// to the OS before the next scale.
+		debug.FreeOSMemory()
+		if err != nil {
+			if !multi {
+				return err
+			}
+			runErr = fmt.Errorf("scale factor %g: %w", sf, err)
+			log.Print(runErr)
+			break
+		}
+		reports = append(reports, r)
+		if !c.reportJoins {
+			var m bytes.Buffer
+			r.Markdown(&m)
+			fmt.Print("\n" + m.String())
+			if md.Len() > 0 {
+				md.WriteString("\n")
+			}
+			md.Write(m.Bytes())
+		}
+		if c.reportWrites {
+			printWrites(r.Writes, r.BeforeDelete, r.AfterDelete)
+		}
+		if c.svg != "" && !c.reportJoins {
+			path := c.svg
+			if multi {
+				ext := filepath.Ext(path)
+				path = strings.TrimSuffix(path, ext) + fmt.Sprintf("-sf%g", sf) + ext
+			}
+			if err := r.WriteSVG(path); err != nil {
+				return err
+			}
+		}
+	}
+	if !multi {
+		if c.md != "" && !c.reportJoins {
+			if err := os.WriteFile(c.md, md.Bytes(), 0o644); err != nil {
+				return err
+			}
+		}
+		return reports[0].WriteJSON(c.out)
+	}
+	out := report.Multi{Scales: reports}
+	if len(reports) > 1 {
+		out.Scaling = report.NewScaling(reports)
+		var m bytes.Buffer
+		out.Scaling.Markdown(&m)
+		if m.Len() > 0 {
+			fmt.Print("\n" + m.String())
+			md.WriteString("\n")
+			md.Write(m.Bytes())
+		}
+	}
+	if c.md != "" {
+		if err := os.WriteFile(c.md, md.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return err
+	}
+	if err := os.WriteFile(c.out, b, 0o644); err != nil {
+		return err
+	}
+	return runErr
+}
+
+// runScale runs one scale factor: dorisgo (bin, started with its data
+// dir in dir, or -connect's), DuckDB (in memory, or with c.duckFile a file
+// in dir), go-mysql-server, each suite's generation, loads and
+// queries; all stopped and closed when it returns.
+func runScale(c config, bin, dir string) (*report.Report, error) {
+	r := &report.Report{Started: time.Now(), SF: c.sf, Runs: c.runs, Mode: "standalone"}
+	if c.cluster {
+		r.Mode = "cluster (FE + BE processes)"
+	}
+	d, err := startOrConnect(c, bin, dir)
+	if err != nil {
+		return nil, err
 	}
 	defer d.Close()
 
@@ -113,23 +260,30 @@ func run(c config) error {
 		rows, err := joinReport(c, d)
 		r.Joins = rows
 		r.PeakRSS = d.PeakRSS()
-		if err != nil {
-			return err
-		}
-		return r.WriteJSON(c.out)
+		return r, err
 	}
 
 	var duck *engine.DuckDB
 	if !c.skipDuck {
-		if duck, err = engine.OpenDuckDB(); err != nil {
-			return err
+		path := ""
+		if c.duckFile {
+			// At SF 10 the two suites take several GiB in DuckDB (an
+			// in-memory database is not compressed); in memory all of it
+			// would stay in this process beside dorisgo, in a file DuckDB
+			// evicts from its buffer pool.
+			path = filepath.Join(dir, "duckdb.db")
+			r.DuckDBFile = true
+			log.Printf("DuckDB database file %s", path)
+		}
+		if duck, err = engine.OpenDuckDBFile(path); err != nil {
+			return nil, err
 		}
 		defer duck.Close()
 	}
 	var gms *engine.GMS
 	if !c.skipGMS {
 		if gms, err = engine.StartGMS(c.suites...); err != nil {
-			return fmt.Errorf("start go-mysql-server: %w", err)
+			return nil, fmt.Errorf("start go-mysql-server: %w", err)
 		}
 		defer gms.Close()
 	}
@@ -137,7 +291,7 @@ func run(c config) error {
 	for _, name := range c.suites {
 		suite, err := workload.Get(name, c.sf)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var files []gen.File
 		var size int64
@@ -146,7 +300,7 @@ func run(c config) error {
 			dir := filepath.Join(c.dataDir, name)
 			t0 := time.Now()
 			if files, err = gen.Generate(gen.Options{SF: c.sf, Seed: c.seed, Dir: dir}, tables); err != nil {
-				return err
+				return nil, err
 			}
 			var rows int64
 			for _, f := range files {
@@ -166,19 +320,19 @@ func run(c config) error {
 		}
 		r.PeakRSS = d.PeakRSS()
 		if err := d.Use(name, false); err != nil {
-			return err
+			return nil, err
 		}
 		// DuckDB keeps each suite in its own schema.
 		if duck != nil {
 			if err := duck.Exec("SET schema = '" + name + "'"); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if c.reportQError {
 			rows, err := qerrorReport(d, suite, c.only)
 			r.QErrors = append(r.QErrors, rows...)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			continue
 		}
@@ -199,14 +353,14 @@ func run(c config) error {
 		if gms != nil {
 			r.Loads = append(r.Loads, loadGMS(gms, suite, files))
 			if err := gms.Use(name); err != nil {
-				return err
+				return nil, err
 			}
 			for i, q := range qs {
 				g := runQuery(c, name, q, []engine.Engine{gms}, c.gmsTimeout)
 				r.Queries[first+i].Engines["gms"] = g.Engines["gms"]
 			}
 			if err := gms.Drop(name); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		r.PeakRSS = d.PeakRSS()
@@ -214,32 +368,18 @@ func run(c config) error {
 	if c.reportWrites {
 		rows, before, after, err := writesReport(c, d, duck)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		r.Writes, r.BeforeDelete, r.AfterDelete = rows, before, after
 		r.PeakRSS = d.PeakRSS()
-		defer printWrites(rows, before, after)
 	}
 	r.ComputeGeoMeans()
-	var md bytes.Buffer
-	r.Markdown(&md)
-	fmt.Print("\n" + md.String())
-	if c.md != "" {
-		if err := os.WriteFile(c.md, md.Bytes(), 0o644); err != nil {
-			return err
-		}
-	}
-	if c.svg != "" {
-		if err := r.WriteSVG(c.svg); err != nil {
-			return err
-		}
-	}
-	return r.WriteJSON(c.out)
+	return r, nil
 }
 
-// startOrConnect builds and starts dorisgo in tmp, or with -connect uses
-// the running one.
-func startOrConnect(c config, tmp string) (*engine.Dorisgo, error) {
+// startOrConnect starts dorisgo (bin) with a fresh data dir in dir, or
+// with -connect uses the running one.
+func startOrConnect(c config, bin, dir string) (*engine.Dorisgo, error) {
 	if c.connect != "" {
 		var ports [3]int
 		for i, f := range strings.Split(c.connect, ",") {
@@ -252,12 +392,7 @@ func startOrConnect(c config, tmp string) (*engine.Dorisgo, error) {
 		}
 		return engine.ConnectDorisgo(ports[0], ports[1], ports[2], c.backends)
 	}
-	bin := filepath.Join(tmp, "dorisgo")
-	log.Printf("building dorisgo")
-	if err := engine.BuildDorisgo("..", bin); err != nil {
-		return nil, fmt.Errorf("build dorisgo (run from bench/): %w", err)
-	}
-	d, err := engine.StartDorisgo(bin, tmp, c.backends, c.cluster)
+	d, err := engine.StartDorisgo(bin, dir, c.backends, c.cluster)
 	if err != nil {
 		return nil, fmt.Errorf("start dorisgo: %w", err)
 	}
