@@ -1,6 +1,7 @@
 // Package server is dorisgo's front door and the top of the one-way flow:
-// MySQL connections (server/wire) and HTTP (stream load, metrics, admin,
-// the web UI of server/webui, fed by websource.go) come in; statements go to the parser, the binder and the planner; plans
+// MySQL connections (server/wire) and HTTP (server/httpapi: stream load,
+// metrics, admin, the web UI of server/webui; wired in httpdispatch.go)
+// come in; statements go to the parser, the binder and the planner; plans
 // go to the coordinator; result batches go back out through the wire.
 // It also owns sessions and system variables; SHOW results and
 // information_schema are built by server/show from what it hands over.

@@ -440,12 +440,3 @@ func (srv *Server) redirectToMaster(w http.ResponseWriter, r *http.Request) bool
 	http.Redirect(w, r, u.String(), http.StatusTemporaryRedirect)
 	return true
 }
-
-// masterOnly redirects a write endpoint to the master.
-func (srv *Server) masterOnly(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if !srv.redirectToMaster(w, r) {
-			h(w, r)
-		}
-	}
-}

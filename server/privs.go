@@ -25,7 +25,7 @@ import (
 //   - InitDB (USE, the handshake database), FieldList, kill, SHOW
 //     PROCESSLIST and the listings (SHOW DATABASES/TABLES,
 //     information_schema), which show only what the account may see;
-//   - HTTP (http.go, server/streamload, profiles.go): the same accounts by
+//   - HTTP (server/httpapi, server/streamload, profiles.go): the same accounts by
 //     basic auth and the same checks.
 
 // account is the session's user identity: its name and the host pattern

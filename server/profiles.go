@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -192,11 +191,6 @@ func (p *profiles) find(a *catalog.Access, id string) *profile {
 	return nil
 }
 
-// serveList lists the kept profiles the caller may see, newest first (JSON).
-func (p *profiles) serveList(w http.ResponseWriter, r *http.Request, a *catalog.Access) {
-	writeJSON(w, http.StatusOK, p.list(a))
-}
-
 // profileText is the text of the profile id (a query id, or the
 // sequence number of a kept one) if a may see it: a kept one, else one
 // written to disk (a slow statement's, after it left memory).
@@ -224,18 +218,6 @@ func (s *Server) profileText(a *catalog.Access, id string) (string, bool) {
 
 // profileDir is where slow statements' profiles are written.
 func (s *Server) profileDir() string { return filepath.Join(s.cfg.DataDir, "log", "profile") }
-
-// serveProfile returns one profile (by query id or sequence number) as
-// text; another user's is 404, as if it were not there.
-func (s *Server) serveProfile(w http.ResponseWriter, r *http.Request, a *catalog.Access) {
-	text, ok := s.profileText(a, r.PathValue("id"))
-	if !ok {
-		http.Error(w, "no such profile", http.StatusNotFound)
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_, _ = w.Write([]byte(text))
-}
 
 // showQueryProfile serves SHOW QUERY PROFILE "/" (the kept profiles one
 // may see, newest first, under Doris's columns) and "/<query_id>" (its

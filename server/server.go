@@ -20,6 +20,7 @@ import (
 	"github.com/dorisgo/dorisgo/execution/be"
 	"github.com/dorisgo/dorisgo/execution/coord"
 	"github.com/dorisgo/dorisgo/execution/rpc"
+	"github.com/dorisgo/dorisgo/server/httpapi"
 	"github.com/dorisgo/dorisgo/server/journal"
 	"github.com/dorisgo/dorisgo/server/show"
 	"github.com/dorisgo/dorisgo/server/streamload"
@@ -83,7 +84,7 @@ type Server struct {
 
 	globals  *globalVars
 	start    time.Time
-	metrics  *metrics
+	api      *httpapi.API // the HTTP handler and its metrics (httpdispatch.go)
 	profiles profiles
 	stmts    stmtStats // doris_fe_query_* (stmtstats.go)
 	// streamLoads serves the HTTP stream loads and keeps the recent and

@@ -29,6 +29,7 @@ import (
 	"github.com/dorisgo/dorisgo/execution/be"
 	"github.com/dorisgo/dorisgo/execution/rpc"
 	"github.com/dorisgo/dorisgo/server"
+	"github.com/dorisgo/dorisgo/server/httpapi"
 	"github.com/dorisgo/dorisgo/storage"
 )
 
@@ -129,7 +130,7 @@ func run(args []string) error {
 		}
 		log.Info("dorisgo backend started", "addr", b.Addr(), "data-dir", *dataDir)
 		if flagSet(fs, "http-port") {
-			h, err := server.ServeBackendHTTP(b, net.JoinHostPort(*host, fmt.Sprint(*httpPort)), *bePprof, log)
+			h, err := httpapi.ServeBackendHTTP(b, net.JoinHostPort(*host, fmt.Sprint(*httpPort)), *bePprof, log)
 			if err != nil {
 				b.Stop()
 				return err

@@ -1,4 +1,4 @@
-package server
+package httpapi
 
 import (
 	"errors"
@@ -13,7 +13,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/dorisgo/dorisgo/execution/be"
-	"github.com/dorisgo/dorisgo/storage"
 )
 
 // BackendHTTP is a separate backend process's web port (Doris's BE
@@ -36,7 +35,7 @@ func ServeBackendHTTP(b *be.Backend, addr string, pprofOn bool, log *slog.Logger
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /api/health", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{"status": "OK", "msg": "Success"})
+		WriteJSON(w, http.StatusOK, map[string]any{"status": "OK", "msg": "Success"})
 	})
 	if pprofOn {
 		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
@@ -60,11 +59,3 @@ func (h *BackendHTTP) Addr() string { return h.ln.Addr().String() }
 
 // Close stops serving.
 func (h *BackendHTTP) Close() error { return h.srv.Close() }
-
-// columnCacheGauge reports the process's decoded column cache (shared by
-// its backends, so it is not per backend).
-func columnCacheGauge() prometheus.Collector {
-	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "doris", Name: "column_cache_bytes",
-		Help: "Bytes of decoded segment columns the process's column cache holds."},
-		func() float64 { return float64(storage.ColumnCacheBytes()) })
-}
