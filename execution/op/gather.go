@@ -90,6 +90,17 @@ func NewRecord(sc *arrow.Schema, cols []arrow.Array, rows int) arrow.Record {
 
 // TakeCols gathers rows idx (negative = NULL) of every column.
 func TakeCols(mem memory.Allocator, cols []arrow.Array, idx []int32) ([]arrow.Array, error) {
+	for _, c := range cols {
+		if c.DataType().ID() == arrow.NULL {
+			return takeWithNulls(mem, cols, idx)
+		}
+	}
+	return eval.TakeColumns(mem, cols, idx)
+}
+
+// takeWithNulls is TakeCols when some column is of the NULL type, which
+// Take does not gather.
+func takeWithNulls(mem memory.Allocator, cols []arrow.Array, idx []int32) ([]arrow.Array, error) {
 	out := make([]arrow.Array, len(cols))
 	for i, c := range cols {
 		if c.DataType().ID() == arrow.NULL {

@@ -11,7 +11,8 @@ import (
 // TestArithDecFast checks the int64 fast path against exact big.Int
 // arithmetic over random operators, scales, precisions and magnitudes,
 // including operands whose results overflow int64 (it must hand over to
-// the general loop, never wrap) and a scalar right operand.
+// the general loop, never wrap), a scalar operand on either side, and
+// batches with no NULL row (the loops per operation).
 func TestArithDecFast(t *testing.T) {
 	r := rand.New(rand.NewSource(7))
 	pick := func() int64 {
@@ -26,7 +27,7 @@ func TestArithDecFast(t *testing.T) {
 		return 0
 	}
 	pow := func(k int) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(k)), nil) }
-	var fast, handed, ranged int
+	var fast, denseFast, handed, ranged int
 	for iter := 0; iter < 5000; iter++ {
 		fn := []string{"add", "subtract", "multiply"}[r.Intn(3)]
 		sa, sb := r.Intn(5), r.Intn(5)
@@ -36,16 +37,18 @@ func TestArithDecFast(t *testing.T) {
 		}
 		rp := 10 + r.Intn(29)
 		ys := r.Intn(4) == 0
+		xs := !ys && r.Intn(4) == 0
+		dense := r.Intn(3) == 0 // no NULL rows: the loops per operation
 		const m = 37
 		x, y, out := make([]num, m), make([]num, m), make([]num, m)
 		vb := make([]byte, (m+7)/8)
 		for i := range x {
 			x[i], y[i] = decimal128.FromI64(pick()), decimal128.FromI64(pick())
-			if r.Intn(10) > 0 {
+			if dense || r.Intn(10) > 0 {
 				vb[i>>3] |= 1 << (i & 7)
 			}
 		}
-		done, ok := arithDecFast(fn, x, y, false, ys, sa, sb, rs, rp, m, vb, out)
+		done, ok := arithDecFast(fn, x, y, xs, ys, sa, sb, rs, rp, m, vb, out)
 		if !done {
 			handed++
 			continue
@@ -55,11 +58,14 @@ func TestArithDecFast(t *testing.T) {
 			if vb[i>>3]&(1<<(i&7)) == 0 {
 				continue
 			}
-			ib := i
+			ia, ib := i, i
+			if xs {
+				ia = 0
+			}
 			if ys {
 				ib = 0
 			}
-			p, q := x[i].BigInt(), y[ib].BigInt()
+			p, q := x[ia].BigInt(), y[ib].BigInt()
 			var want *big.Int
 			switch fn {
 			case "add":
@@ -82,12 +88,15 @@ func TestArithDecFast(t *testing.T) {
 		}
 		if ok {
 			fast++
+			if dense {
+				denseFast++
+			}
 		} else {
 			ranged++
 		}
 	}
-	if fast == 0 || handed == 0 || ranged == 0 {
-		t.Fatalf("cases not all exercised: fast %d, handed over %d, out of range %d", fast, handed, ranged)
+	if fast == 0 || handed == 0 || ranged == 0 || denseFast == 0 {
+		t.Fatalf("cases not all exercised: fast %d (dense %d), handed over %d, out of range %d", fast, denseFast, handed, ranged)
 	}
 }
 

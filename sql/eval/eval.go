@@ -151,16 +151,9 @@ func Filter(rec arrow.Record, sel *array.Boolean, mem memory.Allocator) (arrow.R
 		}
 	}
 	idx := SelectedIndices(sel, make([]int32, 0, sel.Len()))
-	cols := make([]arrow.Array, rec.NumCols())
-	for i, c := range rec.Columns() {
-		a, err := Take(mem, c, idx)
-		if err != nil {
-			for _, p := range cols[:i] {
-				p.Release()
-			}
-			return nil, err
-		}
-		cols[i] = a
+	cols, err := TakeColumns(mem, rec.Columns(), idx)
+	if err != nil {
+		return nil, err
 	}
 	out := array.NewRecord(rec.Schema(), cols, int64(len(idx)))
 	for _, c := range cols {

@@ -20,6 +20,35 @@ import (
 // index-array wrapping) and dominated join output and filters in profiles.
 // Other types fall back to compute.Take.
 func Take(mem memory.Allocator, a arrow.Array, idx []int32) (arrow.Array, error) {
+	sp, _ := idxSpans(idx)
+	return take(mem, a, idx, sp)
+}
+
+// TakeColumns is Take of every column of cols, finding the runs of idx
+// once for all of them.
+func TakeColumns(mem memory.Allocator, cols []arrow.Array, idx []int32) ([]arrow.Array, error) {
+	sp, _ := idxSpans(idx)
+	out := make([]arrow.Array, len(cols))
+	for i, c := range cols {
+		a, err := take(mem, c, idx, sp)
+		if err != nil {
+			for _, p := range out[:i] {
+				p.Release()
+			}
+			return nil, err
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
+// take is Take, copying the runs sp of idx when there are (nil: none).
+func take(mem memory.Allocator, a arrow.Array, idx []int32, sp []span) (arrow.Array, error) {
+	if sp != nil {
+		if out, ok := takeSpans(mem, a, sp, len(idx)); ok {
+			return out, nil
+		}
+	}
 	d := a.Data()
 	n := len(idx)
 	// Validity: needed if the source has NULLs or an index is negative.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/dorisgo/dorisgo/execution/op"
 )
 
@@ -22,11 +23,13 @@ type groupTable struct {
 	// One 8-byte key column (GROUP BY an integer or date, the common
 	// case) is keyed by its value: fkeys[g] is group g's, hashed with
 	// FixedHash, with no byte encoding or byte comparison. NULL is its own
-	// group, nullID (-1: none yet). mode: 0 undecided, 1 bytes, 2 fixed.
+	// group, nullID (-1: none yet). mode: 0 undecided, 1 bytes, 2 fixed,
+	// 3 packed (narrow columns in one word, fkeys too; see packing).
 	mode   int8
 	fkeys  []uint64
 	nullID int32
 	vals   []uint64
+	pack   *packing
 }
 
 func newGroupTable() *groupTable {
@@ -52,15 +55,65 @@ func (g *groupTable) grow() {
 	}
 }
 
-// fixedMode decides, on the first batch, whether the table is value keyed.
-func (g *groupTable) fixedMode(cols []arrow.Array) bool {
-	if g.mode == 0 {
+// decide picks, on the first batch, how the table is keyed; a packed
+// table whose batch has a string too long for its field turns to bytes.
+func (g *groupTable) decide(cols []arrow.Array) int8 {
+	switch g.mode {
+	case 0:
 		g.mode = 1
 		if op.ValueKeyed(cols) {
 			g.mode = 2
+		} else if p, ok := newPacking(cols); ok {
+			g.mode, g.pack = 3, p
+		}
+	case 3:
+		if !g.pack.fits(cols) {
+			g.unpackKeys()
 		}
 	}
-	return g.mode == 2
+	return g.mode
+}
+
+// unpackKeys turns a packed table into a byte-keyed one: the groups keep
+// their ids, their keys encoded and hashed as byte keys are.
+func (g *groupTable) unpackKeys() {
+	cols := g.pack.unpack(memory.DefaultAllocator, g.fkeys)
+	defer op.ReleaseAll(cols)
+	g.enc.Encode(cols, nil)
+	g.hashes = op.HashKeys(cols, g.hashes)
+	g.keys = g.keys[:0]
+	g.koffs = append(g.koffs[:0], 0)
+	for id := range g.fkeys {
+		g.keys = append(g.keys, g.enc.Key(id)...)
+		g.koffs = append(g.koffs, int32(len(g.keys)))
+	}
+	g.mode, g.pack, g.fkeys = 1, nil, nil
+	g.b--
+	g.grow()
+}
+
+// insertPacked is insert for a packed table: fixed keys with no NULL group
+// apart (a NULL is part of the packed word).
+func (g *groupTable) insertPacked(cols []arrow.Array, gids []int32, newRows []int32) ([]int32, []int32) {
+	n := cols[0].Len()
+	g.vals = op.GrowU64(g.vals, n)
+	g.pack.pack(cols, g.vals)
+	gids = op.GrowInt32(gids, n)
+	newRows = newRows[:0]
+	for i, v := range g.vals {
+		h := op.FixedHash(v)
+		bk := op.BucketOf(h, g.b)
+		id := g.first[bk]
+		for id != 0 && g.fkeys[id-1] != v {
+			id = g.next[id-1]
+		}
+		if id == 0 {
+			id = g.addFixed(v, h, bk) + 1
+			newRows = append(newRows, int32(i))
+		}
+		gids[i] = id - 1
+	}
+	return gids, newRows
 }
 
 // insertFixed is insert for a value-keyed table.
@@ -129,8 +182,11 @@ func (g *groupTable) growFixed() {
 // insert assigns every row of cols a group id (gids, len rows), creating
 // groups for unseen keys; it returns the rows that created groups, in order.
 func (g *groupTable) insert(cols []arrow.Array, gids []int32, newRows []int32) ([]int32, []int32) {
-	if g.fixedMode(cols) {
+	switch g.decide(cols) {
+	case 2:
 		return g.insertFixed(cols[0], gids, newRows)
+	case 3:
+		return g.insertPacked(cols, gids, newRows)
 	}
 	g.enc.Encode(cols, nil)
 	g.hs = op.HashKeys(cols, g.hs)
@@ -168,7 +224,22 @@ func (g *groupTable) insert(cols []arrow.Array, gids []int32, newRows []int32) (
 
 // lookup sets gids[i] to row i's group or -1.
 func (g *groupTable) lookup(cols []arrow.Array, gids []int32) []int32 {
-	if g.fixedMode(cols) {
+	mode := g.decide(cols)
+	if mode == 3 {
+		n := cols[0].Len()
+		g.vals = op.GrowU64(g.vals, n)
+		g.pack.pack(cols, g.vals)
+		gids = op.GrowInt32(gids, n)
+		for i, v := range g.vals {
+			id := g.first[op.BucketOf(op.FixedHash(v), g.b)]
+			for id != 0 && g.fkeys[id-1] != v {
+				id = g.next[id-1]
+			}
+			gids[i] = id - 1
+		}
+		return gids
+	}
+	if mode == 2 {
 		col := cols[0]
 		n := col.Len()
 		g.vals = op.FixedKeyValues(col, op.GrowU64(g.vals, n))

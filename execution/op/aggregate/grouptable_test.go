@@ -129,3 +129,120 @@ func TestEncKeysSlicedStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupTablePacked groups narrow columns (8- and 16-bit ints, a
+// boolean, two 1-byte strings, all with NULLs) by packed words, against a
+// map of their rendered rows; a later batch with a string too long for
+// its field turns the table to byte keys, and the groups seen before must
+// keep their ids.
+func TestGroupTablePacked(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	strs := []string{"", "A", "N", "R", "\x00"}
+	for _, longAt := range []int{-1, 7} {
+		g := newGroupTable()
+		want := map[string]int32{}
+		var gids, newRows []int32
+		for batch := 0; batch < 12; batch++ {
+			mem := memory.DefaultAllocator
+			ib, db, bb := array.NewInt8Builder(mem), array.NewInt16Builder(mem), array.NewBooleanBuilder(mem)
+			s1, s2 := array.NewStringBuilder(mem), array.NewStringBuilder(mem)
+			keys := make([]string, 600)
+			// Every other batch is a slice (as a filter or an exchange
+			// hands on): its columns start at an offset, after values
+			// that must not count.
+			lead := 0
+			if batch%2 == 1 {
+				lead = 3
+				for j := 0; j < lead; j++ {
+					ib.Append(9)
+					db.Append(9)
+					bb.Append(true)
+					s1.Append("Z")
+					s2.Append("Q")
+				}
+			}
+			for i := range keys {
+				k := ""
+				if r.Intn(9) == 0 {
+					ib.AppendNull()
+					k += "n|"
+				} else {
+					v := int8(r.Intn(5) - 2)
+					ib.Append(v)
+					k += string(rune('a'+v+2)) + "|"
+				}
+				if r.Intn(9) == 0 {
+					db.AppendNull()
+					k += "n|"
+				} else {
+					v := int16(r.Intn(3)*10000 - 10000)
+					db.Append(v)
+					k += string(rune('b'+v/10000)) + "|"
+				}
+				if r.Intn(9) == 0 {
+					bb.AppendNull()
+					k += "n|"
+				} else {
+					v := r.Intn(2) == 0
+					bb.Append(v)
+					k += map[bool]string{false: "f|", true: "t|"}[v]
+				}
+				for _, sb := range []*array.StringBuilder{s1, s2} {
+					if r.Intn(9) == 0 {
+						sb.AppendNull()
+						k += "n|"
+						continue
+					}
+					v := strs[r.Intn(len(strs))]
+					if batch >= longAt && longAt >= 0 && r.Intn(50) == 0 {
+						v = "a string longer than any field"
+					}
+					sb.Append(v)
+					k += "s" + v + "|"
+				}
+				keys[i] = k
+			}
+			cols := []arrow.Array{ib.NewArray(), db.NewArray(), bb.NewArray(), s1.NewArray(), s2.NewArray()}
+			for _, b := range []array.Builder{ib, db, bb, s1, s2} {
+				b.Release()
+			}
+			if lead > 0 {
+				for c, a := range cols {
+					cols[c] = array.NewSlice(a, int64(lead), int64(a.Len()))
+					a.Release()
+				}
+			}
+			before := int32(g.len())
+			gids, newRows = g.insert(cols, gids, newRows)
+			if batch == 0 && g.mode != 3 {
+				t.Fatalf("mode %d, want packed", g.mode)
+			}
+			created := 0
+			for i, k := range keys {
+				id, ok := want[k]
+				if !ok {
+					want[k] = gids[i]
+					created++
+					if gids[i] < before {
+						t.Fatalf("new key %q got old group %d", k, gids[i])
+					}
+				} else if id != gids[i] {
+					t.Fatalf("batch %d: key %q in group %d, want %d", batch, k, gids[i], id)
+				}
+			}
+			if created != len(newRows) || g.len() != int(before)+created {
+				t.Fatalf("created %d groups, newRows %d, len %d→%d", created, len(newRows), before, g.len())
+			}
+			look := g.lookup(cols, nil)
+			for i := range look {
+				if look[i] != gids[i] {
+					t.Fatalf("lookup row %d = %d, insert said %d", i, look[i], gids[i])
+				}
+			}
+			op.ReleaseAll(cols)
+		}
+		if wantMode := map[bool]int8{true: 1, false: 3}[longAt >= 0]; g.mode != wantMode {
+			t.Fatalf("longAt %d: mode %d, want %d", longAt, g.mode, wantMode)
+		}
+	}
+}

@@ -370,9 +370,28 @@ type ExchangeSink struct {
 	// rows go to every receiver (a skewed PARTITIONED adaptive join).
 	skew map[uint64]bool
 
+	// pend holds, per receiver, small pieces not sent yet (a selective
+	// filter or a hash split leaves a few rows a batch): they go as one
+	// batch once they reach coalesceRows or coalesceBytes, have waited
+	// coalesceAge, or the child ends. Sends to the root fragment are not
+	// held, so that a LIMIT above them ends the query early.
+	pend      [][]arrow.Record
+	pendRows  []int64
+	pendBytes []int64
+	pendSince []time.Time
+	maxAge    time.Duration // coalesceAge; tests make it long
+
 	mu    sync.Mutex // stats are read live (query_status) while Run writes them
 	stats ExchangeStats
 }
+
+// Pieces smaller than this are held and sent together (Doris sends blocks
+// of batch_size rows).
+const (
+	coalesceRows  = 4096
+	coalesceBytes = 1 << 20
+	coalesceAge   = 20 * time.Millisecond
+)
 
 // NewExchangeSink routes child's rows to outs (one per receiver instance).
 func NewExchangeSink(env *op.Env, child op.Operator, spec SinkSpec, outs []Outlet) *ExchangeSink {
@@ -380,8 +399,16 @@ func NewExchangeSink(env *op.Env, child op.Operator, spec SinkSpec, outs []Outle
 	for i := range open {
 		open[i] = true
 	}
-	return &ExchangeSink{env: env, child: child, spec: spec, outs: outs, open: open, nopen: len(outs),
+	s := &ExchangeSink{env: env, child: child, spec: spec, outs: outs, open: open, nopen: len(outs),
 		stats: ExchangeStats{DestRows: make([]int64, len(outs)), DestBytes: make([]int64, len(outs))}}
+	if spec.Kind != fragment.StreamGather && spec.Kind != fragment.ResultSink {
+		s.pend = make([][]arrow.Record, len(outs))
+		s.pendRows = make([]int64, len(outs))
+		s.pendBytes = make([]int64, len(outs))
+		s.pendSince = make([]time.Time, len(outs))
+		s.maxAge = coalesceAge
+	}
+	return s
 }
 
 // Adapt makes the sink one side of an adaptive join.
@@ -416,6 +443,12 @@ func (s *ExchangeSink) Run(ctx context.Context) error {
 	if len(s.outs) == 0 {
 		return sqlerr.Assertf("exchange sink without receivers")
 	}
+	defer func() {
+		for i := range s.pend {
+			op.ReleaseRecs(s.pend[i])
+			s.pend[i] = nil
+		}
+	}()
 	done := false
 	if s.adapt != nil {
 		var err error
@@ -434,6 +467,11 @@ func (s *ExchangeSink) Run(ctx context.Context) error {
 		err = s.route(ctx, rec)
 		rec.Release()
 		if err != nil {
+			return err
+		}
+	}
+	for i := range s.pend {
+		if err := s.flush(ctx, i); err != nil {
 			return err
 		}
 	}
@@ -588,10 +626,47 @@ func (s *ExchangeSink) hash(rec arrow.Record) ([]uint64, error) {
 	return hs, nil
 }
 
+// send sends rec to receiver i, or holds it with the pieces pending there.
 func (s *ExchangeSink) send(ctx context.Context, i int, rec arrow.Record) error {
 	if !s.open[i] {
 		return nil
 	}
+	if s.pend == nil || rec.NumRows() >= coalesceRows && len(s.pend[i]) == 0 {
+		return s.sendNow(ctx, i, rec)
+	}
+	if len(s.pend[i]) == 0 {
+		s.pendSince[i] = time.Now()
+	}
+	rec.Retain()
+	s.pend[i] = append(s.pend[i], rec)
+	s.pendRows[i] += rec.NumRows()
+	s.pendBytes[i] += op.RecordBytes(rec)
+	if s.pendRows[i] >= coalesceRows || s.pendBytes[i] >= coalesceBytes || time.Since(s.pendSince[i]) >= s.maxAge {
+		return s.flush(ctx, i)
+	}
+	return nil
+}
+
+// flush sends the pieces pending for receiver i as one batch.
+func (s *ExchangeSink) flush(ctx context.Context, i int) error {
+	recs := s.pend[i]
+	if len(recs) == 0 {
+		return nil
+	}
+	s.pend[i], s.pendRows[i], s.pendBytes[i] = nil, 0, 0
+	defer op.ReleaseRecs(recs)
+	if !s.open[i] {
+		return nil
+	}
+	one, err := op.ConcatRecords(s.env.Mem, recs[0].Schema(), recs)
+	if err != nil {
+		return err
+	}
+	defer one.Release()
+	return s.sendNow(ctx, i, one)
+}
+
+func (s *ExchangeSink) sendNow(ctx context.Context, i int, rec arrow.Record) error {
 	start := time.Now()
 	err := s.outs[i].Send(ctx, rec)
 	blocked := int64(time.Since(start))

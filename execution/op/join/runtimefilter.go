@@ -401,15 +401,9 @@ func (s *ScanFilter) Next(ctx context.Context) (arrow.Record, error) {
 				c.Retain()
 			}
 		} else {
-			cols = make([]arrow.Array, len(in))
-			for i, c := range in {
-				a, err := eval.Take(s.env.Mem, c, sel)
-				if err != nil {
-					op.ReleaseAll(cols[:i])
-					rec.Release()
-					return nil, err
-				}
-				cols[i] = a
+			if cols, err = op.TakeCols(s.env.Mem, in, sel); err != nil {
+				rec.Release()
+				return nil, err
 			}
 		}
 		rows := int64(n)
