@@ -75,6 +75,9 @@ func encodeColumn(dst []byte, dt arrow.DataType, chunks []chunk, rows int) []byt
 	for _, c := range chunks {
 		nulls += c.nulls()
 	}
+	if out, ok := encodeFOR(dst, dt, chunks, rows, nulls); ok {
+		return out
+	}
 	dst = append(dst, encPlain)
 	dst = binary.AppendUvarint(dst, uint64(rows))
 	dst = binary.AppendUvarint(dst, uint64(nulls))
@@ -157,6 +160,9 @@ func alignedCopy(v []byte) []byte {
 func decodeColumn(buf []byte, dt arrow.DataType) (arrow.Array, error) {
 	if len(buf) > 0 && buf[0] == encIPC {
 		return decodeNested(buf, dt)
+	}
+	if len(buf) > 0 && buf[0] == encFOR {
+		return decodeFOR(buf, dt)
 	}
 	if len(buf) < 1 || buf[0] != encPlain {
 		return nil, errCorrupt
