@@ -20,6 +20,19 @@ type Operator interface {
 	Close()
 }
 
+// Selector is an operator that filters, and can hand out a batch before its
+// rows are copied out: the whole batch and the ascending rows of it that
+// pass (nil: all of them; valid until the next call). A consumer that reads
+// only those rows saves the copy: an aggregate over a scan whose filter
+// keeps most rows (TPC-H Q1 keeps 98%).
+type Selector interface {
+	Operator
+	// CanSelect: NextSelected may be called (a wrapper may not reach one).
+	CanSelect() bool
+	// NextSelected is Next before the copy; the batch has Schema().
+	NextSelected(ctx context.Context) (arrow.Record, []int32, error)
+}
+
 // Env is what operators need from the process running them.
 type Env struct {
 	Mem  memory.Allocator

@@ -65,8 +65,11 @@ type HashAgg struct {
 	keys     []arrow.Array // keyParts concatenated, once input is done
 	gids     []int32
 	newRows  []int32
-	done     bool
-	emitted  int
+	// inPlace: the keys and arguments may be computed for rows a filter
+	// below dropped (see addSelected), as none warns.
+	inPlace bool
+	done    bool
+	emitted int
 }
 
 var _ op.Operator = (*HashAgg)(nil)
@@ -101,6 +104,10 @@ func NewHashAgg(env *op.Env, child op.Operator, spec HashAggSpec) (*HashAgg, err
 	if width != len(spec.Output) {
 		return nil, sqlerr.Assertf("aggregate: %d output columns for %d keys and %d functions", len(spec.Output), len(spec.Groups), len(spec.Aggs))
 	}
+	if !spec.Phase.Merges() {
+		shareSums(a.fns, spec.Aggs)
+		a.inPlace = quiet(spec)
+	}
 	if len(spec.Groups) > 0 {
 		a.table = newGroupTable()
 	} else {
@@ -116,6 +123,29 @@ func NewHashAgg(env *op.Env, child op.Operator, spec HashAggSpec) (*HashAgg, err
 		}
 	}
 	return a, nil
+}
+
+// quiet: no group key or argument holds an explicit CAST, the one
+// expression that warns (SHOW WARNINGS) on a value it cannot convert
+// rather than failing; computing it for rows a filter dropped would warn
+// about rows the statement never reads.
+func quiet(spec HashAggSpec) bool {
+	ok := true
+	check := func(e expr.Expr) bool {
+		if c, isCast := e.(*expr.Cast); isCast && c.Explicit {
+			ok = false
+		}
+		return ok
+	}
+	for _, g := range spec.Groups {
+		expr.Walk(g, check)
+	}
+	for _, c := range spec.Aggs {
+		for _, x := range c.Args {
+			expr.Walk(x, check)
+		}
+	}
+	return ok
 }
 
 func (a *HashAgg) Schema() *arrow.Schema { return a.schema }
@@ -166,18 +196,30 @@ func (a *HashAgg) Next(ctx context.Context) (arrow.Record, error) {
 
 func (a *HashAgg) consume(ctx context.Context) error {
 	var charged int64
+	// A filter below reading raw rows hands over its batches uncopied.
+	selector, _ := a.child.(op.Selector)
+	if selector != nil && (!selector.CanSelect() || a.spec.Phase.Merges()) {
+		selector = nil
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rec, err := a.child.Next(ctx)
+		var rec arrow.Record
+		var sel []int32
+		var err error
+		if selector != nil {
+			rec, sel, err = selector.NextSelected(ctx)
+		} else {
+			rec, err = a.child.Next(ctx)
+		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return err
 		}
-		err = a.addBatch(rec)
+		err = a.addSelected(rec, sel)
 		rec.Release()
 		if err != nil {
 			return err
@@ -223,57 +265,135 @@ func (a *HashAgg) memBytes() int64 {
 	return n
 }
 
+// addSelected adds rows sel of rec (sel nil: all). When most rows pass,
+// the group keys and arguments are computed over the whole batch and the
+// functions read the passing rows in place; otherwise, or when computing
+// them failed (perhaps on a row that did not pass: 1/x where x = 0 is
+// filtered out), the passing rows are copied out first.
+func (a *HashAgg) addSelected(rec arrow.Record, sel []int32) error {
+	if sel == nil {
+		return a.addBatch(rec)
+	}
+	if a.inPlace && 2*len(sel) >= int(rec.NumRows()) {
+		if in, err := a.prepare(rec, sel); err == nil {
+			return a.apply(in, sel)
+		}
+	}
+	cols, err := op.TakeCols(a.env.Mem, rec.Columns(), sel)
+	if err != nil {
+		return err
+	}
+	taken := op.NewRecord(rec.Schema(), cols, len(sel))
+	defer taken.Release()
+	return a.addBatch(taken)
+}
+
+// addBatch folds every row of rec into the groups.
 func (a *HashAgg) addBatch(rec arrow.Record) error {
-	rows := int(rec.NumRows())
+	in, err := a.prepare(rec, nil)
+	if err != nil {
+		return err
+	}
+	return a.apply(in, nil)
+}
+
+// prepared is a batch's group keys (the selected rows') and each
+// function's arguments (every row), computed before anything changes.
+type prepared struct {
+	keys []arrow.Array
+	args [][]arrow.Array
+	all  []arrow.Array // what args are views of (SharedExprs), if any
+	rows int
+}
+
+func (p *prepared) release() {
+	op.ReleaseAll(p.keys)
+	if p.all != nil {
+		op.ReleaseAll(p.all)
+		return
+	}
+	for _, x := range p.args {
+		op.ReleaseAll(x)
+	}
+}
+
+func (a *HashAgg) prepare(rec arrow.Record, sel []int32) (*prepared, error) {
+	p := &prepared{rows: int(rec.NumRows())}
+	if sel != nil {
+		p.rows = len(sel)
+	}
+	if a.args != nil {
+		all, err := a.args.Eval(a.env, rec)
+		if err != nil {
+			return nil, err
+		}
+		p.all = all
+		for i := range a.fns {
+			n := len(a.spec.Aggs[i].Args)
+			p.args, all = append(p.args, all[:n:n]), all[n:]
+		}
+	} else {
+		for i := range a.fns {
+			args, err := op.EvalCols(a.env, a.spec.Aggs[i].Args, rec)
+			if err != nil {
+				p.release()
+				return nil, err
+			}
+			p.args = append(p.args, args)
+		}
+	}
 	if a.table != nil {
 		keys, err := op.EvalCols(a.env, a.spec.Groups, rec)
-		if err != nil {
-			return err
+		if err == nil && sel != nil {
+			all := keys
+			keys, err = op.TakeCols(a.env.Mem, all, sel)
+			op.ReleaseAll(all)
 		}
+		if err != nil {
+			p.release()
+			return nil, err
+		}
+		p.keys = keys
+	}
+	return p, nil
+}
+
+// apply folds a prepared batch into the groups: rows sel of its arguments
+// (sel nil: every row).
+func (a *HashAgg) apply(p *prepared, sel []int32) error {
+	defer p.release()
+	if a.table != nil {
 		before := a.table.len()
-		a.gids, a.newRows = a.table.insert(keys, a.gids, a.newRows)
+		a.gids, a.newRows = a.table.insert(p.keys, a.gids, a.newRows)
 		if len(a.newRows) > 0 {
-			kp, err := op.TakeCols(a.env.Mem, keys, a.newRows)
+			kp, err := op.TakeCols(a.env.Mem, p.keys, a.newRows)
 			if err != nil {
-				op.ReleaseAll(keys)
 				return err
 			}
 			a.keyParts = append(a.keyParts, kp...)
 			a.resize(before + len(a.newRows))
 		}
-		op.ReleaseAll(keys)
 	} else {
-		a.gids = op.GrowInt32(a.gids, rows)
+		a.gids = op.GrowInt32(a.gids, p.rows)
 		clear(a.gids)
 	}
-	var all []arrow.Array
-	if a.args != nil {
-		var err error
-		if all, err = a.args.Eval(a.env, rec); err != nil {
-			return err
-		}
-		defer op.ReleaseAll(all)
-	}
 	for i, f := range a.fns {
-		var args []arrow.Array
-		if all != nil {
-			n := len(a.spec.Aggs[i].Args)
-			args, all = all[:n:n], all[n:]
-			for _, x := range args {
-				x.Retain()
-			}
-		} else {
-			var err error
-			if args, err = op.EvalCols(a.env, a.spec.Aggs[i].Args, rec); err != nil {
+		args := p.args[i]
+		switch su, ok := f.(selUpdater); {
+		case a.spec.Phase.Merges():
+			f.merge(a.gids, args)
+		case sel == nil:
+			f.update(a.gids, args)
+		case ok:
+			su.updateSel(a.gids, args, sel)
+		default:
+			taken, err := op.TakeCols(a.env.Mem, args, sel)
+			if err != nil {
 				return err
 			}
+			f.update(a.gids, taken)
+			op.ReleaseAll(taken)
 		}
-		if a.spec.Phase.Merges() {
-			f.merge(a.gids, args)
-		} else {
-			f.update(a.gids, args)
-		}
-		op.ReleaseAll(args)
 	}
 	return nil
 }

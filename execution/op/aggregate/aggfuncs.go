@@ -28,6 +28,13 @@ func AggStateTypes(fn string, arg types.T, distinct bool) ([]types.T, error) {
 	return expr.AggStateTypes(fn, arg, distinct)
 }
 
+// selUpdater is an aggFunc that reads selected rows of its arguments in
+// place (see op.Selector); others get the selected rows copied out.
+type selUpdater interface {
+	// updateSel folds rows sel[i] of args into groups gids[i].
+	updateSel(gids []int32, args []arrow.Array, sel []int32)
+}
+
 type aggFunc interface {
 	resize(groups int)
 	// update folds raw argument rows into groups gids[i].
@@ -83,8 +90,11 @@ type countAgg struct {
 	n    []int64
 }
 
-func (a *countAgg) resize(g int) { a.n = resizeSlice(a.n, g) }
-func (a *countAgg) update(gids []int32, args []arrow.Array) {
+func (a *countAgg) resize(g int)                            { a.n = resizeSlice(a.n, g) }
+func (a *countAgg) update(gids []int32, args []arrow.Array) { a.updateSel(gids, args, nil) }
+
+// updateSel counts rows sel[i] (sel nil: row i) into groups gids[i].
+func (a *countAgg) updateSel(gids []int32, args []arrow.Array, sel []int32) {
 	if a.star || !anyNulls(args) {
 		for _, g := range gids {
 			a.n[g]++
@@ -92,7 +102,11 @@ func (a *countAgg) update(gids []int32, args []arrow.Array) {
 		return
 	}
 	for i, g := range gids {
-		if allValid(args, i) {
+		r := i
+		if sel != nil {
+			r = int(sel[i])
+		}
+		if allValid(args, r) {
 			a.n[g]++
 		}
 	}
@@ -154,8 +168,13 @@ type sumAgg struct {
 	i     []int64
 	f     []float64
 	d     []decimal128.Num
+	d64   []int64 // partial sums of narrow decimal batches, not yet in d
 	ibuf  []int64
 	fbuf  []float64
+	// d64Max bounds |d64[g]| for every g; wide is set once a batch did not
+	// fit the int64 partials (see addNarrow).
+	d64Max int64
+	wide   bool
 }
 
 func (a *sumAgg) resize(g int) {
@@ -167,11 +186,21 @@ func (a *sumAgg) resize(g int) {
 		a.f = resizeSlice(a.f, g)
 	case classDec:
 		a.d = resizeSlice(a.d, g)
+		if a.d64 != nil {
+			a.d64 = resizeSlice(a.d64, g)
+		}
 	}
 }
 
-func (a *sumAgg) update(gids []int32, args []arrow.Array) {
-	col := args[0]
+func (a *sumAgg) update(gids []int32, args []arrow.Array) { a.add(gids, args[0], nil) }
+
+// updateSel folds rows sel[i] of args into groups gids[i].
+func (a *sumAgg) updateSel(gids []int32, args []arrow.Array, sel []int32) {
+	a.add(gids, args[0], sel)
+}
+
+// add folds row i of col (sel nil) or row sel[i] into group gids[i].
+func (a *sumAgg) add(gids []int32, col arrow.Array, sel []int32) {
 	if col.DataType().ID() == arrow.NULL {
 		return
 	}
@@ -181,32 +210,121 @@ func (a *sumAgg) update(gids []int32, args []arrow.Array) {
 		vs := int64Values(col, a.ibuf)
 		a.ibuf = vs
 		for i, g := range gids {
-			if nulls && col.IsNull(i) {
+			r := i
+			if sel != nil {
+				r = int(sel[i])
+			}
+			if nulls && col.IsNull(r) {
 				continue
 			}
-			a.i[g] += vs[i]
+			a.i[g] += vs[r]
 			a.has[g] = true
 		}
 	case classFloat:
 		vs := float64Values(col, a.fbuf)
 		a.fbuf = vs
 		for i, g := range gids {
-			if nulls && col.IsNull(i) {
+			r := i
+			if sel != nil {
+				r = int(sel[i])
+			}
+			if nulls && col.IsNull(r) {
 				continue
 			}
-			a.f[g] += vs[i]
+			a.f[g] += vs[r]
 			a.has[g] = true
 		}
 	case classDec:
 		vs := decValues(col, nil)
+		if !nulls && a.addNarrow(gids, vs, sel) {
+			return
+		}
 		for i, g := range gids {
-			if nulls && col.IsNull(i) {
+			r := i
+			if sel != nil {
+				r = int(sel[i])
+			}
+			if nulls && col.IsNull(r) {
 				continue
 			}
-			a.d[g] = a.d[g].Add(vs[i])
+			a.d[g] = a.d[g].Add(vs[r])
 			a.has[g] = true
 		}
 	}
+}
+
+// narrowBits bounds the values a batch may add into the int64 partial sums
+// (|v| < 2^41, a DECIMAL(15,2) of twenty billion); with batches of at most
+// 2^20 rows a batch moves a partial by less than 2^61.
+const narrowBits = 41
+
+// addNarrow adds a batch of decimals that all lie within ±2^narrowBits into
+// the int64 partial sums a.d64, and reports whether it could: TPC-H's prices
+// and quantities are such values, and an int64 add per row is less work than
+// a 128-bit one. It adds and checks in one pass and takes the batch back out
+// (wrapping arithmetic undoes exactly) if a value was wider; after that it
+// does not try again. The partials move into a.d before they could overflow
+// (a.d64Max bounds their magnitude) and before anything reads a.d.
+func (a *sumAgg) addNarrow(gids []int32, vs []decimal128.Num, sel []int32) bool {
+	if a.wide || len(gids) > 1<<20 {
+		return false
+	}
+	if a.d64Max > 1<<61 {
+		a.flushNarrow()
+	}
+	if len(a.d64) < len(a.d) {
+		a.d64 = resizeSlice(a.d64, len(a.d))
+	}
+	d64 := a.d64
+	var bad uint64
+	// bad is nonzero unless each hi is its lo's sign extension and
+	// |lo| < 2^narrowBits. Two loops, as a branch per row costs a sixth.
+	if sel == nil {
+		vs = vs[:len(gids)]
+		for i, g := range gids {
+			lo := int64(vs[i].LowBits())
+			bad |= uint64(vs[i].HighBits()^(lo>>63)) | (uint64(lo)+1<<narrowBits)>>(narrowBits+1)
+			d64[g] += lo
+		}
+	} else {
+		for i, g := range gids {
+			v := vs[sel[i]]
+			lo := int64(v.LowBits())
+			bad |= uint64(v.HighBits()^(lo>>63)) | (uint64(lo)+1<<narrowBits)>>(narrowBits+1)
+			d64[g] += lo
+		}
+	}
+	if bad != 0 {
+		for i, g := range gids {
+			r := i
+			if sel != nil {
+				r = int(sel[i])
+			}
+			d64[g] -= int64(vs[r].LowBits())
+		}
+		a.wide = true
+		return false
+	}
+	has := a.has
+	for _, g := range gids {
+		has[g] = true
+	}
+	a.d64Max += int64(len(gids)) << narrowBits
+	return true
+}
+
+// flushNarrow folds the int64 partial sums into the 128-bit ones.
+func (a *sumAgg) flushNarrow() {
+	if a.d64Max == 0 {
+		return
+	}
+	for g, v := range a.d64 {
+		if v != 0 {
+			a.d[g] = a.d[g].Add(decimal128.FromI64(v))
+			a.d64[g] = 0
+		}
+	}
+	a.d64Max = 0
 }
 
 func (a *sumAgg) merge(gids []int32, states []arrow.Array) { a.update(gids, states) }
@@ -214,6 +332,7 @@ func (a *sumAgg) serialize(mem memory.Allocator, from, to int) []arrow.Array {
 	return []arrow.Array{a.finalize(mem, from, to)}
 }
 func (a *sumAgg) finalize(mem memory.Allocator, from, to int) arrow.Array {
+	a.flushNarrow()
 	valid := a.has[from:to]
 	switch a.class {
 	case classInt:
@@ -224,26 +343,59 @@ func (a *sumAgg) finalize(mem memory.Allocator, from, to int) arrow.Array {
 	return buildDecs(mem, a.res, a.d[from:to], valid)
 }
 func (a *sumAgg) memBytes() int64 {
-	return int64(cap(a.has) + cap(a.i)*8 + cap(a.f)*8 + cap(a.d)*16)
+	return int64(cap(a.has) + cap(a.i)*8 + cap(a.f)*8 + cap(a.d)*16 + cap(a.d64)*8)
 }
 
-// avgAgg keeps (sum, count); its partial state is those two columns.
+// avgAgg keeps (sum, count); its partial state is those two columns. When
+// the same aggregate also has SUM of the same argument (TPC-H Q1 has
+// sum(l_quantity) and avg(l_quantity)), shared points at that sum and the
+// average adds nothing itself.
 type avgAgg struct {
-	sum sumAgg
-	n   []int64
-	res types.T
+	sum    sumAgg
+	shared *sumAgg
+	n      []int64
+	res    types.T
 }
 
-func (a *avgAgg) resize(g int) { a.sum.resize(g); a.n = resizeSlice(a.n, g) }
-func (a *avgAgg) update(gids []int32, args []arrow.Array) {
-	a.sum.update(gids, args)
+// sums is the running sum the average divides.
+func (a *avgAgg) sums() *sumAgg {
+	if a.shared != nil {
+		return a.shared
+	}
+	return &a.sum
+}
+
+func (a *avgAgg) resize(g int) {
+	if a.shared == nil {
+		a.sum.resize(g)
+	}
+	a.n = resizeSlice(a.n, g)
+}
+func (a *avgAgg) update(gids []int32, args []arrow.Array) { a.updateSel(gids, args, nil) }
+
+// updateSel folds rows sel[i] (sel nil: row i) into groups gids[i].
+func (a *avgAgg) updateSel(gids []int32, args []arrow.Array, sel []int32) {
 	col := args[0]
+	if a.shared == nil {
+		a.sum.add(gids, col, sel)
+	}
 	if col.DataType().ID() == arrow.NULL {
 		return
 	}
+	n := a.n
+	if col.NullN() == 0 {
+		for _, g := range gids {
+			n[g]++
+		}
+		return
+	}
 	for i, g := range gids {
-		if col.IsValid(i) {
-			a.n[g]++
+		r := i
+		if sel != nil {
+			r = int(sel[i])
+		}
+		if col.IsValid(r) {
+			n[g]++
 		}
 	}
 }
@@ -255,9 +407,11 @@ func (a *avgAgg) merge(gids []int32, states []arrow.Array) {
 	}
 }
 func (a *avgAgg) serialize(mem memory.Allocator, from, to int) []arrow.Array {
-	return []arrow.Array{a.sum.finalize(mem, from, to), buildInts(mem, types.BigIntT, a.n[from:to], nil)}
+	return []arrow.Array{a.sums().finalize(mem, from, to), buildInts(mem, types.BigIntT, a.n[from:to], nil)}
 }
 func (a *avgAgg) finalize(mem memory.Allocator, from, to int) arrow.Array {
+	sum := a.sums()
+	sum.flushNarrow()
 	n := to - from
 	valid := make([]bool, n)
 	for i := range valid {
@@ -265,10 +419,10 @@ func (a *avgAgg) finalize(mem memory.Allocator, from, to int) arrow.Array {
 	}
 	if a.res.Kind == types.Decimal {
 		out := make([]decimal128.Num, n)
-		up := int32(a.res.Scale - a.sum.res.Scale)
+		up := int32(a.res.Scale - sum.res.Scale)
 		for i := range out {
 			if valid[i] {
-				out[i] = decDivRound(a.sum.d[from+i], up, a.n[from+i])
+				out[i] = decDivRound(sum.d[from+i], up, a.n[from+i])
 			}
 		}
 		return buildDecs(mem, a.res, out, valid)
@@ -279,18 +433,47 @@ func (a *avgAgg) finalize(mem memory.Allocator, from, to int) arrow.Array {
 			continue
 		}
 		g := from + i
-		switch a.sum.class {
+		switch sum.class {
 		case classInt:
-			out[i] = float64(a.sum.i[g]) / float64(a.n[g])
+			out[i] = float64(sum.i[g]) / float64(a.n[g])
 		case classFloat:
-			out[i] = a.sum.f[g] / float64(a.n[g])
+			out[i] = sum.f[g] / float64(a.n[g])
 		case classDec:
-			out[i] = a.sum.d[g].ToFloat64(int32(a.sum.res.Scale)) / float64(a.n[g])
+			out[i] = sum.d[g].ToFloat64(int32(sum.res.Scale)) / float64(a.n[g])
 		}
 	}
 	return buildFloats(mem, a.res, out, valid)
 }
-func (a *avgAgg) memBytes() int64 { return a.sum.memBytes() + int64(cap(a.n)*8) }
+
+// shareSums points each AVG at a SUM of the same argument among calls
+// (raw input only: the phases that merge read different state columns),
+// so that the argument is summed once.
+func shareSums(fns []aggFunc, calls []AggCall) {
+	sums := map[string]*sumAgg{}
+	key := func(c AggCall) (string, bool) {
+		if c.Distinct || len(c.Args) != 1 {
+			return "", false
+		}
+		k, err := expr.AppendBinary(nil, c.Args[0])
+		return string(k), err == nil
+	}
+	for i, f := range fns {
+		if s, ok := f.(*sumAgg); ok {
+			if k, ok := key(calls[i]); ok {
+				sums[k] = s
+			}
+		}
+	}
+	for i, f := range fns {
+		if a, ok := f.(*avgAgg); ok {
+			if k, ok := key(calls[i]); ok && sums[k] != nil && sums[k].res == a.sum.res {
+				a.shared = sums[k]
+			}
+		}
+	}
+}
+
+func (a *avgAgg) memBytes() int64 { return a.sum.memBytes() + int64(cap(a.n)*8) } // shared: counted by the sum
 
 type pickMode uint8
 

@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"encoding/binary"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -145,11 +146,17 @@ func (p *packing) pack(cols []arrow.Array, dst []uint64) {
 			lenAt := sh + uint(8*f.cap)
 			for r := range dst {
 				lo, hi := offs[r], offs[r+1]
-				v := uint64(hi-lo) << lenAt
-				for k, b := range data[lo:hi] {
-					v |= uint64(b) << (sh + uint(8*k))
+				var v uint64
+				if int(lo)+8 <= len(data) {
+					// One load for the (at most 7) bytes, masked to the
+					// value's length (1<<64 is 0: a mask of all ones).
+					v = binary.LittleEndian.Uint64(data[lo:]) & (1<<(8*uint(hi-lo)) - 1)
+				} else {
+					for k, b := range data[lo:hi] {
+						v |= uint64(b) << (8 * k)
+					}
 				}
-				dst[r] |= v
+				dst[r] |= v<<sh | uint64(hi-lo)<<lenAt
 			}
 		}
 		if c.NullN() > 0 {

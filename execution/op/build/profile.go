@@ -157,6 +157,29 @@ type profiledOp struct {
 	ns      atomic.Int64
 }
 
+// CanSelect: the wrapped operator is an op.Selector.
+func (o *profiledOp) CanSelect() bool {
+	s, ok := o.Operator.(op.Selector)
+	return ok && s.CanSelect()
+}
+
+// NextSelected forwards to the wrapped op.Selector, counting the rows that
+// pass as the operator's output.
+func (o *profiledOp) NextSelected(ctx context.Context) (arrow.Record, []int32, error) {
+	start := time.Now()
+	rec, sel, err := o.Operator.(op.Selector).NextSelected(ctx)
+	o.ns.Add(int64(time.Since(start)))
+	if err == nil {
+		if sel != nil {
+			o.rows.Add(int64(len(sel)))
+		} else {
+			o.rows.Add(rec.NumRows())
+		}
+		o.batches.Add(1)
+	}
+	return rec, sel, err
+}
+
 func (o *profiledOp) Next(ctx context.Context) (arrow.Record, error) {
 	start := time.Now()
 	rec, err := o.Operator.Next(ctx)

@@ -330,16 +330,36 @@ func (s *ScanFilter) readCol(c int) int {
 }
 
 func (s *ScanFilter) Next(ctx context.Context) (arrow.Record, error) {
+	rec, sel, err := s.NextSelected(ctx)
+	if err != nil || sel == nil {
+		return rec, err
+	}
+	defer rec.Release()
+	cols, err := op.TakeCols(s.env.Mem, rec.Columns(), sel)
+	if err != nil {
+		return nil, err
+	}
+	out := array.NewRecord(s.schema, cols, int64(len(sel)))
+	op.ReleaseAll(cols)
+	return out, nil
+}
+
+// CanSelect: a ScanFilter always can.
+func (s *ScanFilter) CanSelect() bool { return true }
+
+// NextSelected returns the next batch with a row passing, as its kept
+// columns, and the rows that pass (nil: every row).
+func (s *ScanFilter) NextSelected(ctx context.Context) (arrow.Record, []int32, error) {
 	if !s.waited {
 		s.waited = true
 		if err := s.waitGlobal(ctx); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	for {
 		rec, err := s.child.Next(ctx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		n := int(rec.NumRows())
 		sel := s.sel[:0]
@@ -348,7 +368,7 @@ func (s *ScanFilter) Next(ctx context.Context) (arrow.Record, error) {
 			b, err := eval.EvalPredicate(s.env.Eval, s.pred, rec, s.env.Mem)
 			if err != nil {
 				rec.Release()
-				return nil, err
+				return nil, nil, err
 			}
 			sel = eval.SelectedIndices(b, sel)
 			b.Release()
@@ -393,26 +413,11 @@ func (s *ScanFilter) Next(ctx context.Context) (arrow.Record, error) {
 				in[i] = rec.Column(c)
 			}
 		}
-		var cols []arrow.Array
-		if all || len(sel) == n {
-			// Every row passed: the kept columns as they are.
-			cols = in
-			for _, c := range cols {
-				c.Retain()
-			}
-		} else {
-			if cols, err = op.TakeCols(s.env.Mem, in, sel); err != nil {
-				rec.Release()
-				return nil, err
-			}
-		}
-		rows := int64(n)
-		if !all {
-			rows = int64(len(sel))
-		}
-		out := array.NewRecord(s.schema, cols, rows)
-		op.ReleaseAll(cols)
+		out := array.NewRecord(s.schema, in, int64(n))
 		rec.Release()
-		return out, nil
+		if all || len(sel) == n {
+			return out, nil, nil // every row passed
+		}
+		return out, sel, nil
 	}
 }
