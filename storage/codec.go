@@ -87,18 +87,7 @@ func encodeColumn(dst []byte, dt arrow.DataType, chunks []chunk, rows int) []byt
 	}
 	nbits := int(bitutil.BytesForBits(int64(rows)))
 	if nulls > 0 {
-		var bm []byte
-		dst, bm = growZero(dst, nbits)
-		pos := 0
-		for _, c := range chunks {
-			if c.arr.NullN() == 0 {
-				bitutil.SetBitsTo(bm, int64(pos), int64(c.n), true)
-			} else {
-				bitutil.CopyBitmap(c.arr.NullBitmapBytes(), c.phys(), c.n, bm, pos)
-			}
-			pos += c.n
-		}
-		dst = pad8(dst)
+		dst = appendValidity(dst, chunks, rows)
 	}
 	switch dt.ID() {
 	case arrow.BOOL:
@@ -414,4 +403,20 @@ func (z *zoneAcc) zone() zone {
 		out.Min.I, out.Max.I = z.imin, z.imax
 	}
 	return out
+}
+
+// appendValidity appends the chunks' validity bitmap over rows rows, padded
+// to 8 bytes.
+func appendValidity(dst []byte, chunks []chunk, rows int) []byte {
+	dst, bm := growZero(dst, int(bitutil.BytesForBits(int64(rows))))
+	pos := 0
+	for _, c := range chunks {
+		if c.arr.NullN() == 0 {
+			bitutil.SetBitsTo(bm, int64(pos), int64(c.n), true)
+		} else {
+			bitutil.CopyBitmap(c.arr.NullBitmapBytes(), c.phys(), c.n, bm, pos)
+		}
+		pos += c.n
+	}
+	return pad8(dst)
 }

@@ -108,18 +108,7 @@ func encodeFOR(dst []byte, dt arrow.DataType, chunks []chunk, rows, nulls int) (
 	dst = binary.AppendUvarint(dst, uint64(nulls))
 	dst = pad8(dst)
 	if nulls > 0 {
-		var bm []byte
-		dst, bm = growZero(dst, int(bitutil.BytesForBits(int64(rows))))
-		pos := 0
-		for _, c := range chunks {
-			if c.arr.NullN() == 0 {
-				bitutil.SetBitsTo(bm, int64(pos), int64(c.n), true)
-			} else {
-				bitutil.CopyBitmap(c.arr.NullBitmapBytes(), c.phys(), c.n, bm, pos)
-			}
-			pos += c.n
-		}
-		dst = pad8(dst)
+		dst = appendValidity(dst, chunks, rows)
 	}
 	dst = append(dst, byte(ow))
 	dst = pad8(dst)
