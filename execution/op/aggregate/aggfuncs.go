@@ -473,7 +473,8 @@ func shareSums(fns []aggFunc, calls []AggCall) {
 	}
 }
 
-func (a *avgAgg) memBytes() int64 { return a.sum.memBytes() + int64(cap(a.n)*8) } // shared: counted by the sum
+// memBytes: a shared sum is counted by its SUM (a.sum then holds nothing).
+func (a *avgAgg) memBytes() int64 { return a.sum.memBytes() + int64(cap(a.n)*8) }
 
 type pickMode uint8
 
