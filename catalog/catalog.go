@@ -21,6 +21,7 @@ type Catalog struct {
 
 	mu         sync.RWMutex
 	seq        seqs
+	lazyRun    int // lazy writes since the last synced one (kv.go)
 	dbs        map[DBID]*Database
 	dbNames    map[string]DBID
 	tables     map[TableID]*Table
@@ -66,6 +67,15 @@ func Open(kv KV) (*Catalog, error) {
 		}
 		c.users[string(userKey(root.Name, root.Host))] = root
 		c.users[string(userKey(admin.Name, admin.Host))] = admin
+	}
+	if _, ok := kv.(lazyKV); ok {
+		// Past every transaction ID a lost lazy BEGIN could have used,
+		// durably before the first new one (kv.go).
+		b := c.newBatch()
+		b.seq.Txn += txnGap
+		if err := c.commit(b); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }

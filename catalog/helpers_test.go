@@ -28,6 +28,13 @@ func newTestCatalog(t *testing.T, n int) (*Catalog, *memKV) {
 	t.Helper()
 	kv := newMemKV()
 	c := openTest(t, kv)
+	addBackendsAndDB(t, c, n)
+	return c, kv
+}
+
+// addBackendsAndDB adds n alive backends (ids 10000..) and database "db".
+func addBackendsAndDB(t *testing.T, c *Catalog, n int) {
+	t.Helper()
 	for i := range n {
 		be, err := c.AddBackend("127.0.0.1", 9060+i)
 		if err != nil {
@@ -38,7 +45,6 @@ func newTestCatalog(t *testing.T, n int) (*Catalog, *memKV) {
 	if _, err := c.CreateDatabase("db", false); err != nil {
 		t.Fatal(err)
 	}
-	return c, kv
 }
 
 func col(name string, typ types.T) Column {

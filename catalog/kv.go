@@ -20,6 +20,33 @@ type KV interface {
 
 var _ KV = (*storage.Meta)(nil)
 
+// lazyKV is a KV that can persist a write without waiting for the disk:
+// it is durable once a later synced write is, lost with all later writes
+// in a crash before that (storage.Meta: one ordered log). A replicated
+// journal has no such mode, and every write there is durable.
+type lazyKV interface {
+	ApplyNoSync(ops []storage.MetaOp) error
+}
+
+var _ lazyKV = (*storage.Meta)(nil)
+
+// Lazy writes: a load's BEGIN and VISIBLE records, the two of its three
+// catalog writes that a crash may lose without losing a committed row.
+// Every load waits for one disk flush of the catalog (its COMMIT), not
+// three; on a 2-core VM each flush is a few hundred microseconds, most of
+// a small INSERT's or DELETE's time. What a crash loses:
+//   - BEGIN: the transaction never existed. Recover aborts the backends'
+//     pending data of transactions the catalog does not know, and its ID
+//     is not handed out again: Open moves the transaction sequence past
+//     every ID a lazy write could have used (txnGap > maxLazy) and makes
+//     that durable before the first new transaction.
+//   - VISIBLE: the transaction is COMMITTED again, and Recover publishes
+//     it (publishing a published rowset does nothing) before new work.
+const (
+	maxLazy = 1 << 10 // lazy writes in a row before one is synced anyway
+	txnGap  = 1 << 16 // how far Open moves the transaction sequence
+)
+
 // Key prefixes; doc.go documents the layout.
 const (
 	keyRoot    = "c/"
@@ -124,7 +151,13 @@ func (b *batch) del(key []byte) {
 // commit writes the batch in one Apply; on success the catalog's sequences
 // advance. The caller holds c.mu and swaps in-memory pointers only after a
 // nil return, so a failed write changes nothing.
-func (c *Catalog) commit(b *batch) error {
+func (c *Catalog) commit(b *batch) error { return c.write(b, false) }
+
+// commitLazy is commit without waiting for the disk, when the store allows
+// it and fewer than maxLazy such writes came in a row (see maxLazy).
+func (c *Catalog) commitLazy(b *batch) error { return c.write(b, true) }
+
+func (c *Catalog) write(b *batch, lazy bool) error {
 	if b.err != nil {
 		return b.err
 	}
@@ -132,13 +165,31 @@ func (c *Catalog) commit(b *batch) error {
 	if len(ops) == 0 {
 		return nil
 	}
-	if err := c.kv.Apply(ops); err != nil {
-		var e *sqlerr.Error
-		if errors.As(err, &e) {
-			return e // the store's own account (a replicated one: not the master)
-		}
-		return fmt.Errorf("catalog: persist: %w", err)
+	lz, ok := c.kv.(lazyKV)
+	lazy = lazy && ok && c.lazyRun < maxLazy
+	var err error
+	if lazy {
+		err = lz.ApplyNoSync(ops)
+	} else {
+		err = c.kv.Apply(ops)
+	}
+	if err != nil {
+		return persistErr(err)
 	}
 	c.seq = b.seq
+	if lazy {
+		c.lazyRun++
+	} else {
+		c.lazyRun = 0
+	}
 	return nil
+}
+
+// persistErr is a failed write to the catalog's store.
+func persistErr(err error) error {
+	var e *sqlerr.Error
+	if errors.As(err, &e) {
+		return e // the store's own account (a replicated one: not the master)
+	}
+	return fmt.Errorf("catalog: persist: %w", err)
 }

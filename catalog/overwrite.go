@@ -125,7 +125,7 @@ func (c *Catalog) CommitOverwrite(txn storage.TxnID, table TableID, schemaVersio
 	}
 	now := c.now()
 	tx.State, tx.CommitTime, tx.FinishTime = TxnVisible, now, now
-	if err := c.persistTxns(map[TableID]*Table{t.ID: t}, []*Txn{tx}); err != nil {
+	if err := c.persistTxns(map[TableID]*Table{t.ID: t}, []*Txn{tx}, false); err != nil {
 		return nil, err
 	}
 	c.refreshGroups()

@@ -142,7 +142,7 @@ func (c *Catalog) beginTxn(db, label string, tables []TableID, del *DeleteInfo, 
 		t.Label = fmt.Sprintf("label_%d_%x", t.ID, now.UnixNano())
 	}
 	b.put(idKey(keyTxn, int64(t.ID)), t)
-	if err := c.commit(b); err != nil {
+	if err := c.commitLazy(b); err != nil { // a lost BEGIN loses nothing committed (kv.go)
 		return nil, err
 	}
 	c.txns[t.ID] = t
@@ -191,7 +191,7 @@ func (c *Catalog) CommitTxns(items []TxnCommit) ([]*Txn, error) {
 		}
 		out = append(out, txn)
 	}
-	if err := c.persistTxns(tables, out); err != nil {
+	if err := c.persistTxns(tables, out, false); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -305,12 +305,14 @@ func (c *Catalog) FinishTxns(ids []storage.TxnID) error {
 	if len(out) == 0 {
 		return nil
 	}
-	return c.persistTxns(tables, out)
+	// Lazy: a lost VISIBLE leaves the transaction COMMITTED, and Recover
+	// publishes it again (kv.go).
+	return c.persistTxns(tables, out, true)
 }
 
 // persistTxns writes the changed tables and transaction records in one
-// persisted write, then installs them. Caller holds c.mu.
-func (c *Catalog) persistTxns(tables map[TableID]*Table, txns []*Txn) error {
+// persisted write (lazy: commitLazy), then installs them. Caller holds c.mu.
+func (c *Catalog) persistTxns(tables map[TableID]*Table, txns []*Txn, lazy bool) error {
 	b := c.newBatch()
 	for _, t := range tables {
 		b.put(idKey(keyTable, int64(t.ID)), t)
@@ -318,7 +320,7 @@ func (c *Catalog) persistTxns(tables map[TableID]*Table, txns []*Txn) error {
 	for _, txn := range txns {
 		b.put(idKey(keyTxn, int64(txn.ID)), txn)
 	}
-	if err := c.commit(b); err != nil {
+	if err := c.write(b, lazy); err != nil {
 		return err
 	}
 	maps.Copy(c.tables, tables)

@@ -46,7 +46,8 @@ var sysVars = map[string]sysVar{
 	"prefer_join_method":                       {kind: vString, def: "broadcast", enum: []string{"broadcast", "shuffle"}},
 	"parallel_pipeline_task_num":               {kind: vInt, def: "0"},
 	"enable_local_shuffle":                     {kind: vBool, def: "true"},
-	"enable_plan_check":                        {kind: vBool, def: "false"}, // re-verify each plan with planner/check (tests turn it on)
+	"single_backend_scan_rows":                 {kind: vInt, def: "4096", rng: &[2]float64{0, 1e12}}, // a fragment whose scans hold at most this many rows runs on one backend (0: never; schedule.go)
+	"enable_plan_check":                        {kind: vBool, def: "false"},                          // re-verify each plan with planner/check (tests turn it on)
 	"runtime_filter_mode":                      {kind: vString, def: "GLOBAL", enum: []string{"off", "local", "global"}},
 	"runtime_filter_wait_time_ms":              {kind: vInt, def: "1000", rng: &[2]float64{0, 600000}}, // a scan's wait for its global runtime filters
 	"enable_adaptive_join":                     {kind: vBool, def: "true"},                             // PARTITIONED joins may run as BROADCAST once their build side is measured

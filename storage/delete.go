@@ -290,16 +290,42 @@ func segmentDeletes(dels []liveDelete, m segMeta) []liveDelete {
 // fails before the FE commits. A transaction deletes from a tablet or
 // loads it, not both.
 func (s *Store) WriteDelete(txn TxnID, tab TabletID, c DeleteCond) error {
-	t, err := s.tablet(tab)
-	if err != nil {
-		return err
-	}
+	return s.WriteDeletes(txn, []TabletID{tab}, c)
+}
+
+// WriteDeletes is WriteDelete on each of tabs: the condition is encoded
+// and compiled once per tablet schema, not once per tablet (a DELETE
+// writes it to every tablet of the table).
+func (s *Store) WriteDeletes(txn TxnID, tabs []TabletID, c DeleteCond) error {
 	if !json.Valid(c.Cond) {
-		return sqlerr.Assertf("storage: delete condition of tablet %d is not JSON", tab)
+		return sqlerr.Assertf("storage: delete condition of transaction %d is not JSON", txn)
 	}
-	s.mu.Lock()
-	sc := t.schema
-	s.mu.Unlock()
+	encoded := map[*TabletSchema][]byte{}
+	for _, tab := range tabs {
+		t, err := s.tablet(tab)
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		sc := t.schema
+		s.mu.Unlock()
+		raw, ok := encoded[sc]
+		if !ok {
+			if raw, err = s.encodeDelete(t, sc, c); err != nil {
+				return err
+			}
+			encoded[sc] = raw
+		}
+		if err := s.writeDelete(txn, t, tab, raw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// encodeDelete is c bound to schema sc's column IDs, encoded, after
+// checking that the tablet can compile it.
+func (s *Store) encodeDelete(t *tablet, sc *TabletSchema, c DeleteCond) ([]byte, error) {
 	c.Names = make(map[string]int32, len(sc.Columns))
 	for i, col := range sc.Columns {
 		c.Names[strings.ToLower(col.Name)] = sc.ColumnID(i)
@@ -307,17 +333,23 @@ func (s *Store) WriteDelete(txn TxnID, tab TabletID, c DeleteCond) error {
 	c.RangeCols = nil
 	for _, r := range c.Ranges {
 		if r.Column < 0 || r.Column >= len(sc.Columns) {
-			return sqlerr.Assertf("storage: delete range on column %d of %d", r.Column, len(sc.Columns))
+			return nil, sqlerr.Assertf("storage: delete range on column %d of %d", r.Column, len(sc.Columns))
 		}
 		c.RangeCols = append(c.RangeCols, sc.ColumnID(r.Column))
 	}
 	raw, err := json.Marshal(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := s.compile(t, sc, raw); err != nil {
-		return err
+		return nil, err
 	}
+	return raw, nil
+}
+
+// writeDelete records the encoded condition raw as txn's pending delete of
+// tablet tab.
+func (s *Store) writeDelete(txn TxnID, t *tablet, tab TabletID, raw []byte) error {
 	s.mu.Lock()
 	if t.dropped {
 		s.mu.Unlock()

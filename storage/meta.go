@@ -36,7 +36,14 @@ func (m *Meta) Get(key []byte) ([]byte, bool, error) {
 }
 
 // Apply applies ops atomically and durably (one synced batch).
-func (m *Meta) Apply(ops []MetaOp) error {
+func (m *Meta) Apply(ops []MetaOp) error { return m.apply(ops, pebble.Sync) }
+
+// ApplyNoSync applies ops atomically without waiting for the disk: they
+// become durable with the next synced Apply (the log is written in order),
+// or are lost together with every later write in a crash before it.
+func (m *Meta) ApplyNoSync(ops []MetaOp) error { return m.apply(ops, pebble.NoSync) }
+
+func (m *Meta) apply(ops []MetaOp, sync *pebble.WriteOptions) error {
 	b := m.db.NewBatch()
 	defer b.Close()
 	for _, op := range ops {
@@ -53,7 +60,7 @@ func (m *Meta) Apply(ops []MetaOp) error {
 	if b.Empty() {
 		return nil
 	}
-	return b.Commit(pebble.Sync)
+	return b.Commit(sync)
 }
 
 // Scan returns every entry whose key starts with prefix, in key order.

@@ -225,12 +225,7 @@ func (it *scanIter) planRowsets(rowsets []rowsetMeta, ranges []ColumnRange, dels
 	for _, rs := range rowsets {
 		ds := applying(dels, rs.End)
 		for seg := 0; seg < rs.Segs; seg++ {
-			val, closer, err := it.snap.Get(dataKey(it.tab, rs.ID, seg, segMetaTag))
-			if err != nil {
-				return fmt.Errorf("storage: segment %d/%d/%d meta: %w", it.tab, rs.ID, seg, err)
-			}
-			m, lay, err := decodeStoredSegMeta(val, it.schema, rs)
-			_ = closer.Close()
+			m, lay, err := it.segMeta(rs, seg)
 			if err != nil {
 				return err
 			}
@@ -246,6 +241,27 @@ func (it *scanIter) planRowsets(rowsets []rowsetMeta, ranges []ColumnRange, dels
 		}
 	}
 	return nil
+}
+
+// segMeta is segment seg of rowset rs, decoded for the scan's schema: from
+// the store's cache, or read and decoded (then cached). A segment's meta
+// never changes once written, so an entry holds until the schema changes.
+func (it *scanIter) segMeta(rs rowsetMeta, seg int) (segMeta, []int, error) {
+	k := segMetaKey{tab: it.tab, rs: rs.ID, seg: seg}
+	if e, ok := it.s.metas.get(k); ok && e.sc == it.schema {
+		return e.m, e.lay, nil
+	}
+	val, closer, err := it.snap.Get(dataKey(it.tab, rs.ID, seg, segMetaTag))
+	if err != nil {
+		return segMeta{}, nil, fmt.Errorf("storage: segment %d/%d/%d meta: %w", it.tab, rs.ID, seg, err)
+	}
+	m, lay, err := decodeStoredSegMeta(val, it.schema, rs)
+	_ = closer.Close()
+	if err != nil {
+		return segMeta{}, nil, err
+	}
+	it.s.metas.put(k, segMetaEntry{sc: it.schema, m: m, lay: lay})
+	return m, lay, nil
 }
 
 func (it *scanIter) Next() (arrow.Record, error) {

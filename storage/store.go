@@ -111,6 +111,9 @@ type Store struct {
 	// foldRows is foldDeletes' threshold (defaultFoldRows; tests lower it).
 	foldRows int64
 
+	// metas caches decoded segment metas for scans (segmeta.go).
+	metas segMetaCache
+
 	compactCh chan TabletID
 	// reclaim.go: dropped tablets whose disk the background loop frees.
 	reclaimMu  sync.Mutex

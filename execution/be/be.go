@@ -218,10 +218,8 @@ func (b *Backend) action(ctx context.Context, typ string, body []byte) (any, err
 		if err := json.Unmarshal(body, &r); err != nil {
 			return nil, err
 		}
-		for _, t := range r.Tablets {
-			if err := b.store.WriteDelete(r.Txn, t, r.Cond); err != nil {
-				return nil, err
-			}
+		if err := b.store.WriteDeletes(r.Txn, r.Tablets, r.Cond); err != nil {
+			return nil, err
 		}
 		st, err := b.store.Prepare(r.Txn)
 		if err != nil {

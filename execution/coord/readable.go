@@ -18,6 +18,8 @@ type replicaView struct {
 	c       *Coordinator
 	tablets map[storage.TabletID]*catalog.Tablet
 	seen    map[int64]bool // tables indexed
+	// singleRows is the plan's SingleBackendRows (schedule.go placeSmall).
+	singleRows int64
 }
 
 func (c *Coordinator) newReplicaView() *replicaView {

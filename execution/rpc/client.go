@@ -42,8 +42,16 @@ func ServerOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{grpc.MaxRecvMsgSize(MaxMsgSize), grpc.MaxSendMsgSize(MaxMsgSize),
 		grpc.InitialWindowSize(StreamWindow), grpc.InitialConnWindowSize(ConnWindow),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: KeepaliveTime / 2, PermitWithoutStream: true}),
-		grpc.KeepaliveParams(keepalive.ServerParameters{Time: KeepaliveTime, Timeout: KeepaliveTimeout})}
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: KeepaliveTime, Timeout: KeepaliveTimeout}),
+		// Streams run on a pool of goroutines that keep their grown stacks:
+		// a goroutine per stream starts at 8 KiB and grows (copying) to the
+		// depth of a fragment's operators, a tenth of a small query's CPU.
+		// When every worker is busy (long exchanges) grpc starts a goroutine.
+		grpc.NumStreamWorkers(streamWorkers)}
 }
+
+// streamWorkers is the server's pool of stream goroutines.
+const streamWorkers = 16
 
 // Client talks to one backend.
 type Client struct {

@@ -28,6 +28,11 @@ type Plan struct {
 	// RFWaitMs is how long a scan waits for its global runtime filters
 	// before its first read (runtime_filter_wait_time_ms).
 	RFWaitMs int `json:"rf_wait_ms,omitempty"`
+	// SingleBackendRows: a fragment whose scans' tablets hold at most this
+	// many rows (the catalog's committed counts) runs as one instance, on
+	// a backend holding a replica of each (single_backend_scan_rows; 0:
+	// never). A fan-out to every backend costs more than such a scan.
+	SingleBackendRows int64 `json:"single_backend_rows,omitempty"`
 }
 
 // PartitionKind says how a fragment's input is partitioned across its instances.

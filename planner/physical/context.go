@@ -22,6 +22,10 @@ type Vars struct {
 	ExecMemLimit               int64
 	ParallelPipelineTaskNum    int
 	EnableLocalShuffle         bool
+	// SingleBackendScanRows: a fragment whose scans' tablets hold at most
+	// this many rows runs as one instance on a backend with all of them
+	// (0: never); fragment.Plan.SingleBackendRows.
+	SingleBackendScanRows int64
 	// RuntimeFilterMode is OFF, LOCAL (filters within a fragment) or GLOBAL
 	// (Doris's default: also across exchanges, merged on the scans'
 	// backends); RuntimeFilterWaitTimeMs is how long a scan waits for its
@@ -40,7 +44,8 @@ type Vars struct {
 func DefaultVars() Vars {
 	return Vars{EnableBucketShuffleJoin: true, PreferJoinMethod: "broadcast", AutoBroadcastJoinThreshold: 0.8,
 		BroadcastRowCountLimit: 30000000, ExecMemLimit: 2147483648, EnableLocalShuffle: true,
-		RuntimeFilterMode: "GLOBAL", RuntimeFilterWaitTimeMs: 1000, EnableAdaptiveJoin: true, AdaptiveJoinSkewShare: 0.2}
+		RuntimeFilterMode: "GLOBAL", RuntimeFilterWaitTimeMs: 1000, EnableAdaptiveJoin: true, AdaptiveJoinSkewShare: 0.2,
+		SingleBackendScanRows: 4096}
 }
 
 // Context is what distributed planning reads besides the plan: the catalog
@@ -97,6 +102,8 @@ func (v *Vars) Set(name, value string) {
 		v.ParallelPipelineTaskNum = int(f())
 	case "enable_local_shuffle":
 		v.EnableLocalShuffle = b()
+	case "single_backend_scan_rows":
+		v.SingleBackendScanRows = int64(f())
 	case "runtime_filter_mode":
 		v.RuntimeFilterMode = strings.ToUpper(strings.TrimSpace(value))
 	case "runtime_filter_wait_time_ms":
@@ -112,5 +119,5 @@ func (v *Vars) Set(name, value string) {
 func VarNames() []string {
 	return []string{"enable_bucket_shuffle_join", "disable_colocate_plan", "disable_join_reorder", "prefer_join_method",
 		"auto_broadcast_join_threshold", "broadcast_row_count_limit", "exec_mem_limit", "parallel_pipeline_task_num", "enable_local_shuffle",
-		"runtime_filter_mode", "runtime_filter_wait_time_ms", "enable_adaptive_join", "adaptive_join_skew_share"}
+		"runtime_filter_mode", "runtime_filter_wait_time_ms", "enable_adaptive_join", "adaptive_join_skew_share", "single_backend_scan_rows"}
 }

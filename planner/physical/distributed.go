@@ -77,6 +77,7 @@ func planDistributed(ctx *Context, root logical.Node, out []types.Column, sink *
 	}
 	fragment.FoldScanProjections(plan)
 	plan.RFWaitMs = ctx.Vars.RuntimeFilterWaitTimeMs
+	plan.SingleBackendRows = ctx.Vars.SingleBackendScanRows
 	if ctx.Vars.RuntimeFilterMode != "OFF" && fragment.AssignRuntimeFilters(plan, ctx.Vars.RuntimeFilterMode == "GLOBAL") > 0 {
 		d.noteRuntimeFilters(plan)
 	}

@@ -74,8 +74,11 @@ func createViewText(v *catalog.View) string {
 }
 
 func quoteString(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s)
+	return quoteEscaper.Replace(s)
 }
+
+// quoteEscaper is built once: a Replacer builds its tables on first use.
+var quoteEscaper = strings.NewReplacer(`\`, `\\`, `'`, `\'`)
 
 // createTableText renders a table as Doris's SHOW CREATE TABLE does; the
 // text parses back to the same table.

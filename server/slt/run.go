@@ -43,6 +43,9 @@ type Result struct {
 	Duration                time.Duration
 	// StatementTime and QueryTime split Duration by record kind.
 	StatementTime, QueryTime time.Duration
+	// ByVerb splits Duration by the first word of each record's SQL
+	// (CREATE, INSERT, SELECT, …), upper-cased: where an engine spends it.
+	ByVerb map[string]time.Duration
 	// NotRun lists the records left out because the Budget ran out; they
 	// neither passed nor failed.
 	NotRun []int
@@ -176,7 +179,12 @@ func (r *Runner) RunRecords(ctx context.Context, name string, recs []Record) (*R
 		if res.Halted {
 			break
 		}
-		if d := time.Since(t0); d >= slow {
+		d := time.Since(t0)
+		if res.ByVerb == nil {
+			res.ByVerb = map[string]time.Duration{}
+		}
+		res.ByVerb[verb(rec.SQL)] += d
+		if d >= slow {
 			res.Slow = append(res.Slow, Timing{Line: rec.Line, SQL: rec.SQL, Duration: d})
 		}
 		if fail != nil {
@@ -191,6 +199,19 @@ func (r *Runner) RunRecords(ctx context.Context, name string, recs []Record) (*R
 	}
 	res.Duration = time.Since(start)
 	return res, nil
+}
+
+// verb is the first word of sql, upper-cased, with the object kind after
+// CREATE and DROP (CREATE TABLE and CREATE INDEX cost differently).
+func verb(sql string) string {
+	f := strings.Fields(strings.ToUpper(sql))
+	switch {
+	case len(f) == 0:
+		return ""
+	case len(f) > 1 && (f[0] == "CREATE" || f[0] == "DROP"):
+		return f[0] + " " + f[1]
+	}
+	return f[0]
 }
 
 // session is the pinned connection a script runs on. If the connection is

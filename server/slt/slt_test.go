@@ -31,6 +31,17 @@ const knownPath = "testdata/known_failures.txt"
 // startServer starts a real in-process dorisgo and returns a client pool.
 func startServer(t testing.TB) *sql.DB {
 	t.Helper()
+	db := startPlain(t)
+	// Every plan of the corpus also goes through the independent checker.
+	if _, err := db.Exec("SET GLOBAL enable_plan_check = true"); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// startPlain starts the in-process server as it ships: no plan checker.
+func startPlain(t testing.TB) *sql.DB {
+	t.Helper()
 	srv, err := server.Start(server.Config{DataDir: t.TempDir(), Host: "127.0.0.1", MySQLPort: 0, HTTPPort: -1, Backends: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -41,10 +52,6 @@ func startServer(t testing.TB) *sql.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	// Every plan of the corpus also goes through the independent checker.
-	if _, err := db.Exec("SET GLOBAL enable_plan_check = true"); err != nil {
-		t.Fatal(err)
-	}
 	return db
 }
 

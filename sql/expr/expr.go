@@ -134,9 +134,12 @@ func (c *Const) String() string {
 }
 
 func quote(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`)
-	return "'" + r.Replace(s) + "'"
+	return "'" + quoteEscaper.Replace(s) + "'"
 }
+
+// quoteEscaper escapes a string inside single quotes (built once: a
+// Replacer builds its tables on first use).
+var quoteEscaper = strings.NewReplacer(`\`, `\\`, `'`, `\'`)
 
 func (c *Call) Type() types.T    { return c.T }
 func (c *Call) Nullable() bool   { return c.Null }

@@ -95,7 +95,7 @@ func appendElem(sb *strings.Builder, arr arrow.Array, i int, t T, esc bool) {
 	if t.IsString() || t.IsTemporal() || t.Kind == JSON {
 		sb.WriteByte('"')
 		if esc && strings.ContainsAny(s, `"\`) {
-			s = strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
+			s = dquoteEscaper.Replace(s)
 		}
 		sb.WriteString(s)
 		sb.WriteByte('"')
@@ -422,3 +422,7 @@ func ParseScalar(s string, t T) (Datum, bool) {
 	}
 	return d, true
 }
+
+// dquoteEscaper escapes a string inside double quotes (built once: a
+// Replacer builds its tables on first use).
+var dquoteEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/dorisgo/dorisgo/execution/op"
 	"github.com/dorisgo/dorisgo/sql/types"
@@ -25,6 +26,7 @@ type OlapScan struct {
 	schema *arrow.Schema
 	cur    storage.RecordIterator
 	next   int
+	held   arrow.Record // read ahead by coalescing, returned next
 	// rows and bytes read from storage (the profile reads them while the
 	// scan runs).
 	rows, bytes atomic.Int64
@@ -43,7 +45,54 @@ func NewOlapScan(store TabletReader, reqs []storage.ScanRequest, out []types.Col
 
 func (s *OlapScan) Schema() *arrow.Schema { return s.schema }
 
+// coalesceRows: storage records smaller than this are concatenated with
+// the ones after them, up to this many rows. A small table's segments hold
+// a row or a few each (one per INSERT), and every operator above, the
+// exchange's encoding included, pays per record: a sqllogictest table of
+// ten one-row INSERTs is one batch, not ten.
+const coalesceRows = 1024
+
+// Next returns the next batch: a storage record, or several small ones
+// concatenated (coalesceRows).
 func (s *OlapScan) Next(ctx context.Context) (arrow.Record, error) {
+	rec := s.held
+	s.held = nil
+	if rec == nil {
+		var err error
+		if rec, err = s.pull(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if rec.NumRows() >= coalesceRows {
+		return rec, nil
+	}
+	parts := []arrow.Record{rec}
+	defer func() {
+		for _, r := range parts {
+			r.Release()
+		}
+	}()
+	n := rec.NumRows()
+	for n < coalesceRows {
+		r, err := s.pull(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n+r.NumRows() > coalesceRows {
+			s.held = r // starts the next batch
+			break
+		}
+		parts = append(parts, r)
+		n += r.NumRows()
+	}
+	return op.ConcatRecords(memory.DefaultAllocator, s.schema, parts)
+}
+
+// pull is the next non-empty record of the tablets, relabeled.
+func (s *OlapScan) pull(ctx context.Context) (arrow.Record, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -81,6 +130,10 @@ func (s *OlapScan) Next(ctx context.Context) (arrow.Record, error) {
 }
 
 func (s *OlapScan) Close() {
+	if s.held != nil {
+		s.held.Release()
+		s.held = nil
+	}
 	if s.cur != nil {
 		s.cur.Close()
 		s.cur = nil
