@@ -118,6 +118,14 @@ func mergeFilters(a, b *RuntimeFilter) *RuntimeFilter {
 	case b.empty:
 		return a
 	}
+	lo, hi := min(a.min, b.min), max(a.max, b.max)
+	if a.set != nil && b.set != nil && uint64(hi-lo) < maxSetBits {
+		f := &RuntimeFilter{min: lo, max: hi, set: make([]uint64, setWords(lo, hi))}
+		f.orSet(a)
+		f.orSet(b)
+		return f
+	}
+	a, b = a.asBloom(), b.asBloom()
 	blooms := append(a.blooms(), b.blooms()...)
 	slices.SortFunc(blooms, func(x, y bloom) int { return len(y.words) - len(x.words) }) // largest first
 	var out []bloom
@@ -131,6 +139,45 @@ func mergeFilters(a, b *RuntimeFilter) *RuntimeFilter {
 	f := &RuntimeFilter{min: min(a.min, b.min), max: max(a.max, b.max), words: out[0].words, shift: out[0].shift}
 	f.more = out[1:]
 	return f
+}
+
+// orSet adds the exact set x (whose range lies in f's) to f's.
+func (f *RuntimeFilter) orSet(x *RuntimeFilter) {
+	off := uint64(x.min - f.min)
+	if off&63 == 0 {
+		for i, w := range x.set {
+			f.set[off>>6+uint64(i)] |= w
+		}
+		return
+	}
+	for i, w := range x.set {
+		for w != 0 {
+			d := off + uint64(i)<<6 + uint64(bits.TrailingZeros64(w))
+			f.set[d>>6] |= 1 << (d & 63)
+			w &= w - 1
+		}
+	}
+}
+
+// asBloom is f with an exact set turned into a bloom of its keys (f
+// itself when it has none), to merge with a bloom or past maxSetBits.
+func (f *RuntimeFilter) asBloom() *RuntimeFilter {
+	if f.set == nil {
+		return f
+	}
+	n := 0
+	for _, w := range f.set {
+		n += bits.OnesCount64(w)
+	}
+	b := &RuntimeFilter{min: f.min, max: f.max}
+	b.initBloom(n)
+	for i, w := range f.set {
+		for w != 0 {
+			b.addBloom(uint64(f.min + int64(i<<6+bits.TrailingZeros64(w))))
+			w &= w - 1
+		}
+	}
+	return b
 }
 
 // maxBlooms bounds the blooms a merged filter tests per value.
@@ -155,9 +202,10 @@ func foldBlooms(x, y bloom) bloom {
 	return small
 }
 
-// Marshal encodes f for a backend: a flags byte (1 empty, 2 all), then
-// unless either min, max, the count of blooms and each bloom's shift,
-// word count and words (little endian).
+// Marshal encodes f for a backend: a flags byte (1 empty, 2 all, 3 an
+// exact set: min, max and the bitmap's words), then for a bloom (0) min,
+// max, the count of blooms and each bloom's shift, word count and words
+// (little endian).
 func (f *RuntimeFilter) Marshal() []byte {
 	var flags byte
 	switch {
@@ -168,6 +216,17 @@ func (f *RuntimeFilter) Marshal() []byte {
 	}
 	if flags != 0 {
 		return []byte{flags}
+	}
+	if f.set != nil {
+		// 3, min, max, then the bitmap's words (their count follows).
+		b := make([]byte, 0, 17+8*len(f.set))
+		b = append(b, 3)
+		b = binary.LittleEndian.AppendUint64(b, uint64(f.min))
+		b = binary.LittleEndian.AppendUint64(b, uint64(f.max))
+		for _, w := range f.set {
+			b = binary.LittleEndian.AppendUint64(b, w)
+		}
+		return b
 	}
 	bl := f.blooms()
 	b := make([]byte, 0, 18+len(bl)*5+8*len(f.words))
@@ -197,6 +256,19 @@ func UnmarshalRuntimeFilter(b []byte) (*RuntimeFilter, error) {
 		return &RuntimeFilter{empty: true}, nil
 	case 2:
 		return &RuntimeFilter{all: true}, nil
+	case 3:
+		if len(b) < 17 {
+			return nil, errBadFilter
+		}
+		f := &RuntimeFilter{min: int64(binary.LittleEndian.Uint64(b[1:])), max: int64(binary.LittleEndian.Uint64(b[9:]))}
+		if f.min > f.max || uint64(f.max-f.min) >= maxSetBits || len(b) != 17+8*setWords(f.min, f.max) {
+			return nil, errBadFilter
+		}
+		f.set = make([]uint64, setWords(f.min, f.max))
+		for i := range f.set {
+			f.set[i] = binary.LittleEndian.Uint64(b[17+8*i:])
+		}
+		return f, nil
 	case 0:
 	default:
 		return nil, errBadFilter

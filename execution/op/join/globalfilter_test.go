@@ -143,3 +143,91 @@ func TestGlobalFilterWait(t *testing.T) {
 		t.Fatal("Wait ignored a cancelled context")
 	}
 }
+
+// TestExactSetFilter: keys over a narrow range make an exact bitmap that
+// keeps exactly the keys (no false positive), NULL never; two such parts
+// merge (at unaligned offsets) to the exact union, through Marshal; a part
+// over a wide range makes a bloom, and merged with the sets it keeps every
+// key of all three.
+func TestExactSetFilter(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	var dense, mid, wide []int64
+	for v := int64(101); v < 5000; v += 3 {
+		dense = append(dense, v)
+	}
+	for range 2000 {
+		mid = append(mid, 4000+r.Int63n(86000))
+	}
+	for range 500 {
+		wide = append(wide, r.Int63n(1<<40))
+	}
+	keys := map[int64]bool{}
+	for _, p := range [][]int64{dense, mid} {
+		for _, v := range p {
+			keys[v] = true
+		}
+	}
+	var probe []int64
+	for v := int64(0); v < 95000; v++ {
+		probe = append(probe, v)
+	}
+	g := NewGlobalFilters()
+	for _, p := range [][]int64{dense, mid} {
+		a := int64Array(p)
+		f := newRuntimeFilter(a, 3)
+		a.Release()
+		if f.set == nil {
+			t.Fatalf("keys over [%d, %d] made a bloom, want an exact set", f.min, f.max)
+		}
+		if err := g.Add(1, 2, f.Marshal()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := g.Get(1)
+	if f == nil || f.set == nil {
+		t.Fatalf("two exact parts merged to %+v, want an exact set", f)
+	}
+	got := passes(f, probe)
+	for _, v := range probe {
+		if got[v] != keys[v] {
+			t.Fatalf("value %d: kept %v, is a key %v", v, got[v], keys[v])
+		}
+	}
+
+	a := int64Array(wide)
+	wf := newRuntimeFilter(a, 1)
+	a.Release()
+	if wf.set != nil {
+		t.Fatal("keys over 2^40 made an exact set")
+	}
+	m := mergeFilters(f, wf)
+	if m.set != nil {
+		t.Fatal("a set merged with a bloom is still a set")
+	}
+	all := append(append(append([]int64(nil), dense...), mid...), wide...)
+	got = passes(m, all)
+	for _, v := range all {
+		if !got[v] {
+			t.Fatalf("key %d rejected by the merged bloom", v)
+		}
+	}
+	if fp := len(passes(m, probe)) - len(keys); fp > len(probe)/10 {
+		t.Errorf("%d false positives of %d", fp, len(probe))
+	}
+
+	// NULL never passes a set.
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	b.AppendValues([]int64{101, 0, 104}, []bool{true, false, true})
+	na := b.NewArray()
+	b.Release()
+	defer na.Release()
+	if kept := f.keep(na, []int32{0, 1, 2}); len(kept) != 2 || kept[0] != 0 || kept[1] != 2 {
+		t.Errorf("set kept rows %v of [101 NULL 104], want [0 2]", kept)
+	}
+	enc := f.Marshal()
+	for _, bad := range [][]byte{enc[:len(enc)-1], append(append([]byte(nil), enc...), 0), enc[:10]} {
+		if _, err := UnmarshalRuntimeFilter(bad); err == nil {
+			t.Errorf("malformed set of %d bytes accepted", len(bad))
+		}
+	}
+}
