@@ -288,7 +288,7 @@ func (c *Coordinator) placeAfterSmall(s *fragSched) bool {
 		return false
 	}
 	for _, in := range s.inputs {
-		if !in.small || len(in.instances) != 1 {
+		if !in.small { // a small fragment runs as one instance
 			return false
 		}
 	}

@@ -117,36 +117,32 @@ func (d *distPlanner) buildJoin(x *logical.Join) (*pnode, error) {
 		}
 		jo.equi, jo.other = nil, append(other, jo.other...)
 	}
-	if jo.hint == hintNone && !jo.nested() && !jo.merge && l.rows >= 0 && r.rows > 4*l.rows &&
-		(jo.typ == fragment.JoinLeftSemi || jo.typ == fragment.JoinLeftAnti) {
-		// Build the small side: a semi or anti join whose right side is
-		// much bigger runs as RIGHT SEMI/ANTI with the sides swapped, which
-		// outputs the same (left) columns (Doris commutes these joins too).
-		// TPC-H Q22's NOT EXISTS over orders built a 1.5M-row table.
-		if jo.typ == fragment.JoinLeftSemi {
+	if jo.hint == hintNone && !jo.nested() && !jo.merge && l.rows >= 0 && r.rows > 4*l.rows {
+		// Build the small side: a join whose right side is much bigger
+		// runs with the sides swapped (Doris commutes these joins too).
+		// LEFT SEMI/ANTI become RIGHT SEMI/ANTI, which output the same
+		// (left) columns: TPC-H Q22's NOT EXISTS over orders built a
+		// 1.5M-row table. LEFT OUTER becomes the mirrored RIGHT OUTER (the
+		// build side keeps its unmatched rows) and a projection puts the
+		// columns back in order: Q13 built its 1.5M orders and probed them
+		// with 150k customers, a chain walk through 24 MB per probe; built
+		// on the customers, the orders stream through a cached table.
+		swap := true
+		switch jo.typ {
+		case fragment.JoinLeftSemi:
 			jo.typ = fragment.JoinRightSemi
-		} else {
+		case fragment.JoinLeftAnti:
 			jo.typ = fragment.JoinRightAnti
+		case fragment.JoinLeftOuter:
+			jo.outCols = append(append([]logical.Column{}, l.cols...), r.cols...)
+			jo.typ, jo.swapped = fragment.JoinRightOuter, true
+		default:
+			swap = false
 		}
-		l, r = r, l
-		eq := make([]logical.EquiCond, len(jo.equi))
-		for i, e := range jo.equi {
-			eq[i] = logical.EquiCond{L: e.R, R: e.L, NullSafe: e.NullSafe}
+		if swap {
+			l, r = r, l
+			jo.equi = swapEqui(jo.equi)
 		}
-		jo.equi = eq
-	}
-	if jo.hint == hintNone && !jo.nested() && !jo.merge && l.rows >= 0 && r.rows > 4*l.rows &&
-		jo.typ == fragment.JoinLeftOuter && len(jo.equi) > 0 {
-		// Build the small preserved side: a LEFT OUTER JOIN whose right
-		// side is much bigger runs as the mirrored RIGHT OUTER JOIN (the
-		// build side keeps its unmatched rows), and a projection puts the
-		// columns back in order. TPC-H Q13 built its 1.5M orders and
-		// probed them with 150k customers, a chain walk through 24 MB per
-		// probe; built on the customers, the orders stream through a
-		// table that stays in cache (Doris's Nereids commutes it too).
-		jo.outCols = append(append([]logical.Column{}, l.cols...), r.cols...)
-		jo.typ, l, r, jo.swapped = fragment.JoinRightOuter, r, l, true
-		jo.equi = swapEqui(jo.equi)
 	}
 	if jo.nested() {
 		// A nested loop joins a streamed left side with a built right one

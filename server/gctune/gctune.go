@@ -9,6 +9,7 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/dorisgo/dorisgo/storage"
 )
@@ -27,7 +28,13 @@ import (
 // but made SSB Q3/Q4 twice as slow in the benchmark, each query taking
 // ~1500 page faults: on the 2-core VMs we measure on, memory left idle
 // between collections is reclaimed by the host and faulted back in.
-func Tune() {
+func Tune() { tuneOnce.Do(tune) }
+
+// tuneOnce: the finalizer chain is started once per process (a benchmark
+// calls Tune for every run).
+var tuneOnce sync.Once
+
+func tune() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		if total := totalMemory(); total > 0 {
 			debug.SetMemoryLimit(total / 2)
