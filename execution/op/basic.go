@@ -24,8 +24,10 @@ type Filter struct {
 
 var _ Operator = (*Filter)(nil)
 
-// NewFilter ANDs conjuncts into one predicate over child's columns.
+// NewFilter ANDs conjuncts into one predicate over child's columns (a
+// column's two bounds fused into one BETWEEN).
 func NewFilter(env *Env, child Operator, conjuncts []expr.Expr) (*Filter, error) {
+	conjuncts = expr.FuseRanges(conjuncts)
 	pred := conjuncts[0]
 	for _, c := range conjuncts[1:] {
 		p, err := expr.NewCall("and", pred, c)

@@ -539,6 +539,9 @@ func inKernel(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
 }
 
 func betweenKernel(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
+	if v, ok := ev.betweenConst(args); ok {
+		return v, nil
+	}
 	ge, err := ev.cmpVec(cmpOps["ge"], args[0], args[1])
 	if err != nil {
 		return vec{}, err
@@ -551,6 +554,105 @@ func betweenKernel(ev *evaluator, c *expr.Call, args []vec) (vec, error) {
 	defer le.release()
 	return ev.andOr(true, []vec{ge, le}), nil
 }
+
+// betweenConst is x BETWEEN lo AND hi for a column x of an integer-coded
+// type (dates and datetimes included) or a decimal, and non-NULL constant
+// bounds, in one pass: lo <= x <= hi is x-lo <= hi-lo in unsigned
+// arithmetic, one comparison a row. ok is false for other arguments.
+func (ev *evaluator) betweenConst(args []vec) (vec, bool) {
+	x, lo, hi := args[0], args[1], args[2]
+	if x.scalar || !lo.scalar || !hi.scalar || lo.isNull(0) || hi.isNull(0) {
+		return vec{}, false
+	}
+	m := ev.rows(args)
+	buf, out := boolBuf(ev.mem, m)
+	ok := false
+	switch a := x.arr.(type) {
+	case *array.Int8:
+		ok = rangeInto[int8, *array.Int8](a.Int8Values(), lo, hi, m, out)
+	case *array.Int16:
+		ok = rangeInto[int16, *array.Int16](a.Int16Values(), lo, hi, m, out)
+	case *array.Int32:
+		ok = rangeInto[int32, *array.Int32](a.Int32Values(), lo, hi, m, out)
+	case *array.Int64:
+		ok = rangeInto[int64, *array.Int64](a.Int64Values(), lo, hi, m, out)
+	case *array.Date32:
+		ok = rangeInto[arrow.Date32, *array.Date32](a.Date32Values(), lo, hi, m, out)
+	case *array.Timestamp:
+		ok = rangeInto[arrow.Timestamp, *array.Timestamp](a.TimestampValues(), lo, hi, m, out)
+	case *array.Decimal128:
+		l, h, both := boundsOf[decimal128.Num, *array.Decimal128](lo, hi)
+		if ok = both && fitsI64(l) && fitsI64(h); ok {
+			packDecRange(a.Values(), int64(l.LowBits()), int64(h.LowBits()), m, out)
+		}
+	}
+	if !ok {
+		buf.Release()
+		return vec{}, false
+	}
+	return ev.fixedVec(types.BoolT, m, ev.validity(m, args...), buf, args), true
+}
+
+// valuer is an Arrow array of fixed-width values.
+type valuer[E any] interface {
+	arrow.Array
+	Value(int) E
+}
+
+// boundsOf reads two scalar bounds of x's array type A.
+func boundsOf[E any, A valuer[E]](lo, hi vec) (l, h E, ok bool) {
+	la, ok1 := lo.arr.(A)
+	ha, ok2 := hi.arr.(A)
+	if !ok1 || !ok2 {
+		return l, h, false
+	}
+	return la.Value(0), ha.Value(0), true
+}
+
+func rangeInto[E ~int8 | ~int16 | ~int32 | ~int64, A valuer[E]](x []E, lo, hi vec, m int, out []byte) bool {
+	l, h, ok := boundsOf[E, A](lo, hi)
+	if ok {
+		packRange(x, l, h, m, out)
+	}
+	return ok
+}
+
+// packRange sets bit i of out (zeroed) where lo <= x[i] <= hi, eight rows
+// a stored byte (see packLess). Signed values convert to uint64 by sign
+// extension, so x-lo and hi-lo are exact modulo 2^64 for lo <= hi.
+func packRange[E ~int8 | ~int16 | ~int32 | ~int64](x []E, lo, hi E, m int, out []byte) {
+	if lo > hi {
+		return
+	}
+	ul, d := uint64(lo), uint64(hi)-uint64(lo)
+	x = x[:m]
+	i := 0
+	for ; i+8 <= m; i += 8 {
+		v := x[i : i+8 : i+8]
+		out[i>>3] = b2u(uint64(v[0])-ul <= d) | b2u(uint64(v[1])-ul <= d)<<1 | b2u(uint64(v[2])-ul <= d)<<2 |
+			b2u(uint64(v[3])-ul <= d)<<3 | b2u(uint64(v[4])-ul <= d)<<4 | b2u(uint64(v[5])-ul <= d)<<5 |
+			b2u(uint64(v[6])-ul <= d)<<6 | b2u(uint64(v[7])-ul <= d)<<7
+	}
+	for ; i < m; i++ {
+		out[i>>3] |= b2u(uint64(x[i])-ul <= d) << (i & 7)
+	}
+}
+
+// packDecRange is packRange over decimals with bounds that are int64s: a
+// value that is not an int64 lies outside them.
+func packDecRange(x []decimal128.Num, lo, hi int64, m int, out []byte) {
+	if lo > hi {
+		return
+	}
+	ul, d := uint64(lo), uint64(hi)-uint64(lo)
+	x = x[:m]
+	for i, v := range x {
+		l := v.LowBits()
+		out[i>>3] |= b2u(v.HighBits() == int64(l)>>63 && l-ul <= d) << (i & 7)
+	}
+}
+
+func fitsI64(v decimal128.Num) bool { return v.HighBits() == int64(v.LowBits())>>63 }
 
 // likeMatch reports whether s matches a LIKE pattern (byte-wise, '_' is one
 // UTF-8 character, esc escapes the next pattern character).

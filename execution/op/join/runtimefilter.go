@@ -343,7 +343,7 @@ var _ op.Operator = (*ScanFilter)(nil)
 func NewScanFilter(env *op.Env, child op.Operator, conjuncts []expr.Expr, keep []int, out []types.Column, filters *RuntimeFilters, targets []fragment.RFTarget) (*ScanFilter, error) {
 	s := &ScanFilter{child: child, env: env, filters: filters, targets: targets, keep: keep, schema: types.ArrowSchema(out),
 		seen: make([]int64, len(targets)), kept: make([]int64, len(targets)), off: make([]bool, len(targets))}
-	for _, c := range conjuncts {
+	for _, c := range expr.FuseRanges(conjuncts) {
 		if s.pred == nil {
 			s.pred = c
 			continue
