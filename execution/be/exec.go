@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -257,15 +258,91 @@ type instance struct {
 	xsink atomic.Pointer[exchange.ExchangeSink]
 }
 
-// execFragment runs one instance for the whole of the exec_fragment call.
+// execFragment runs the instances of one exec_fragment call (all of a
+// query's instances on this backend, rpc.ExecBatch) for the whole of the
+// call: it registers every one, answers "started", runs them at once and
+// sends each one's report as it ends. The first instance to fail ends the
+// call with its error once the others (cancelled) have stopped.
 func (b *Backend) execFragment(body []byte, stream flight.FlightService_DoActionServer) error {
-	req, err := rpc.UnmarshalExecReq(body)
+	reqs, err := rpc.UnmarshalExecBatch(body)
 	if err != nil {
 		return rpc.ToStatus(err)
 	}
 	start := time.Now()
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
+	// Each instance registers under a cancel of its own (the same function:
+	// the key is the pointer) and unregisters as it ends, closing its
+	// inboxes then, as a lone instance would.
+	ins := make([]*instance, 0, len(reqs))
+	cancels := make([]context.CancelFunc, len(reqs))
+	registered := make([]bool, len(reqs))
+	defer func() {
+		for i, in := range ins {
+			if registered[i] {
+				in.unregister(&cancels[i])
+			}
+		}
+	}()
+	for i, req := range reqs {
+		in := b.newInstance(ctx, req)
+		ins = append(ins, in)
+		cancels[i], registered[i] = cancel, true
+		if err := in.register(&cancels[i]); err != nil {
+			return rpc.ToStatus(err)
+		}
+	}
+	if err := stream.Send(&flight.Result{}); err != nil { // started
+		return rpc.ToStatus(err)
+	}
+	var (
+		mu      sync.Mutex
+		wg      sync.WaitGroup
+		first   error // the first failure, a primary one if any
+		sendErr error
+	)
+	for i, in := range ins {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rep, err := in.run(ctx)
+			b.metrics.instanceDone(rep, time.Since(start))
+			mu.Lock()
+			registered[i] = false
+			mu.Unlock()
+			in.unregister(&cancels[i])
+			var out []byte
+			if err == nil {
+				rep.WallNs = int64(time.Since(start))
+				out, err = rpc.MarshalReport(rep)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				in.abortOutlets(err)
+				if first == nil || rpc.IsSecondary(first) && !rpc.IsSecondary(err) {
+					first = err
+				}
+				cancel()
+				return
+			}
+			if first == nil && sendErr == nil {
+				sendErr = stream.Send(&flight.Result{Body: out})
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return rpc.ToStatus(first)
+	}
+	if sendErr != nil {
+		return rpc.ToStatus(sendErr)
+	}
+	return nil
+}
+
+// newInstance prepares req's instance (not yet registered).
+func (b *Backend) newInstance(ctx context.Context, req *rpc.ExecFragmentReq) *instance {
 	in := &instance{b: b, req: req, inboxes: map[fragment.NodeID]*exchange.Inbox{}}
 	// Sets: a long IN list becomes a hash set once per instance, not per batch.
 	in.env = &op.Env{Mem: memory.DefaultAllocator, Eval: &expr.Context{Now: time.UnixMicro(req.NowMicro), Sets: &expr.InSets{}, Ctx: ctx, Warn: &expr.Warnings{}},
@@ -275,35 +352,22 @@ func (b *Backend) execFragment(body []byte, stream flight.FlightService_DoAction
 		sp.Dir = b.spillDir()
 		in.env.Spill = &sp
 	}
-	if err := in.register(&cancel); err != nil {
-		in.unregister(&cancel)
-		return rpc.ToStatus(err)
-	}
-	defer in.unregister(&cancel)
-	if err := stream.Send(&flight.Result{}); err != nil { // started
-		return rpc.ToStatus(err)
-	}
-	rep, err := in.run(ctx)
-	b.metrics.instanceDone(rep, time.Since(start))
-	if err != nil {
-		for _, o := range in.outs {
-			switch o := o.(type) {
-			case *rpc.Pusher:
-				o.Abort()
-			case exchange.InboxOutlet:
-				o.In.Fail(err)
-			case *localOutlet:
-				o.abort(err)
-			}
+	return in
+}
+
+// abortOutlets breaks a failed instance's outgoing streams, so that their
+// receivers fail rather than wait.
+func (in *instance) abortOutlets(err error) {
+	for _, o := range in.outs {
+		switch o := o.(type) {
+		case *rpc.Pusher:
+			o.Abort()
+		case exchange.InboxOutlet:
+			o.In.Fail(err)
+		case *localOutlet:
+			o.abort(err)
 		}
-		return rpc.ToStatus(err)
 	}
-	rep.WallNs = int64(time.Since(start))
-	out, err := rpc.MarshalReport(rep)
-	if err != nil {
-		return rpc.ToStatus(err)
-	}
-	return stream.Send(&flight.Result{Body: out})
 }
 
 // register creates the instance's inboxes and outbox so that streams

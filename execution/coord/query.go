@@ -262,29 +262,31 @@ func (q *query) startAll(fs []*fragSched) error {
 			perBackend[in.backend]++
 		}
 	}
-	type start struct {
-		be  catalog.BackendID
-		req *rpc.ExecFragmentReq
-	}
-	var starts []start
+	// One exec_fragment call per backend carries all its instances.
+	batches := map[catalog.BackendID][]*rpc.ExecFragmentReq{}
+	var order []catalog.BackendID
 	for _, s := range remote {
 		for i := range s.instances {
 			req, err := q.request(fs, s, i)
 			if err != nil {
 				return err
 			}
-			req.BackendInstances = perBackend[s.instances[i].backend]
-			starts = append(starts, start{s.instances[i].backend, req})
+			be := s.instances[i].backend
+			req.BackendInstances = perBackend[be]
+			if batches[be] == nil {
+				order = append(order, be)
+			}
+			batches[be] = append(batches[be], req)
 		}
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 1)
-	for _, st := range starts {
+	for _, be := range order {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer q.recoverQuery("starting an instance")
-			if err := q.start(st.be, st.req); err != nil {
+			defer q.recoverQuery("starting instances")
+			if err := q.start(be, batches[be]); err != nil {
 				select {
 				case errs <- err:
 				default:
@@ -302,31 +304,47 @@ func (q *query) startAll(fs []*fragSched) error {
 	return nil
 }
 
-func (q *query) start(be catalog.BackendID, req *rpc.ExecFragmentReq) error {
+// start starts reqs' instances on backend be and waits for their reports
+// in the background; every instance reports once (nil when it failed or
+// could not start).
+func (q *query) start(be catalog.BackendID, reqs []*rpc.ExecFragmentReq) error {
+	failed := func() {
+		for range reqs {
+			q.report(nil)
+		}
+	}
 	cl, err := q.c.Client(be)
 	if err != nil {
-		q.report(nil)
+		failed()
 		return err
 	}
-	ex, err := cl.ExecFragment(q.ctx, req)
+	ex, err := cl.ExecFragments(q.ctx, reqs)
 	if err != nil {
-		q.report(nil)
+		failed()
 		return q.c.backendErr(be, err)
 	}
 	if !q.c.goTracked(func() {
-		var rep *rpc.InstanceReport
-		defer func() { q.report(rep) }() // after the recover: every instance reports once
-		defer q.recoverQuery("waiting for an instance")
-		var err error
-		rep, err = ex.Wait()
-		if err != nil {
-			if !rpc.IsSecondary(err) {
-				err = q.c.backendErr(be, err)
+		left := len(reqs)
+		defer func() { // after the recover: every instance reports once
+			for ; left > 0; left-- {
+				q.report(nil)
 			}
-			q.fail(err)
+		}()
+		defer q.recoverQuery("waiting for instances")
+		for left > 0 {
+			rep, err := ex.Next()
+			if err != nil {
+				if !rpc.IsSecondary(err) {
+					err = q.c.backendErr(be, err)
+				}
+				q.fail(err)
+				return
+			}
+			left--
+			q.report(rep)
 		}
 	}) {
-		q.report(nil)
+		failed()
 		return errClosing
 	}
 	return nil

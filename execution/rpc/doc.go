@@ -12,20 +12,23 @@
 //
 //	FE ──DoAction(create_tablet|drop_tablet|prepare|publish|abort|heartbeat|cancel|...)──▶ BE
 //	FE ──DoPut(PutCmd{Txn}: load batches tagged with their tablet)──────────────────────▶ BE
-//	FE ──DoAction(exec_fragment: ExecFragmentReq) ◀─ "started" … InstanceReport ──────── BE
+//	FE ──DoAction(exec_fragment: [ExecFragmentReq]) ◀─ "started" … InstanceReport×n ───── BE
 //	BE ──DoPut(PutCmd{Exchange: StreamID}: one sender→receiver exchange stream)─────────▶ BE
 //	FE ◀─DoGet(OutboxTicket: a sender instance's outbox for fragment 0)───────────────── BE
 //
-// Running a query (execution/coord): the FE starts every instance with a
-// long-lived exec_fragment call, receivers before senders (a fragment's
-// instances answer "started" once their inboxes are registered, and only
-// then are the fragments feeding them started), so a stream never arrives
-// before its inbox. The call stays open until the instance ends and then
-// carries its report (per-exchange and per-operator counters); an error
-// comes back as the call's status, cancelling the call cancels the
-// instance, and a backend that dies breaks the call at once (keepalive
-// pings catch one that hangs), so the FE learns of every failure from the
-// call itself, naming the backend.
+// Running a query (execution/coord): the FE starts all of a query's
+// instances on a backend with one long-lived exec_fragment call (as Doris
+// sends one request per backend), every backend at once. The backend
+// answers "started" once the call's instances registered their inboxes; a
+// stream that reaches a backend before its inbox waits for it (each
+// request says how many instances the backend gets, so it knows when none
+// is still to come). The call stays open until its instances end and
+// carries each one's report (per-exchange and per-operator counters) as it
+// ends; an instance's error ends the call with that error as its status
+// (its siblings on the backend are cancelled), cancelling the call cancels
+// its instances, and a backend that dies breaks the call at once
+// (keepalive pings catch one that hangs), so the FE learns of every
+// failure from the call itself, naming the backend.
 //
 // Exchanges push: a sender instance opens one DoPut stream per receiver
 // instance and routes each batch (gather, broadcast, execution hash, bucket

@@ -21,17 +21,24 @@ import (
 	"github.com/dorisgo/dorisgo/sql/sqlerr"
 )
 
-// Exec is a fragment instance running on a backend.
+// Exec is the instances one exec_fragment call runs on a backend.
 type Exec struct {
 	stream flight.FlightService_DoActionClient
 	cancel context.CancelFunc
+	left   int // reports still to come
 }
 
-// ExecFragment starts an instance and returns once the backend reports it
-// started (its inboxes accept streams). Cancelling ctx or calling Cancel
-// cancels the instance.
+// ExecFragment starts one instance; see ExecFragments.
 func (c *Client) ExecFragment(ctx context.Context, req *ExecFragmentReq) (*Exec, error) {
-	body, err := MarshalExecReq(req)
+	return c.ExecFragments(ctx, []*ExecFragmentReq{req})
+}
+
+// ExecFragments starts instances on this backend in one call (a query's
+// instances there, as Doris sends one request per backend) and returns
+// once the backend reports them all started (their inboxes accept
+// streams). Cancelling ctx or calling Cancel cancels them.
+func (c *Client) ExecFragments(ctx context.Context, reqs []*ExecFragmentReq) (*Exec, error) {
+	body, err := MarshalExecBatch(reqs)
 	if err != nil {
 		return nil, err
 	}
@@ -50,23 +57,39 @@ func (c *Client) ExecFragment(ctx context.Context, req *ExecFragmentReq) (*Exec,
 		}
 		return nil, FromStatus(err)
 	}
-	return &Exec{stream: stream, cancel: cancel}, nil
+	return &Exec{stream: stream, cancel: cancel, left: len(reqs)}, nil
 }
 
-// Wait blocks until the instance ends and returns its report.
-func (e *Exec) Wait() (*InstanceReport, error) {
-	defer e.cancel()
+// Next blocks until one more instance ends and returns its report; io.EOF
+// once every instance reported. An instance's failure is the call's error
+// (the backend stopped the others).
+func (e *Exec) Next() (*InstanceReport, error) {
+	if e.left == 0 {
+		e.cancel()
+		return nil, io.EOF
+	}
 	r, err := e.stream.Recv()
 	if err != nil {
+		e.cancel()
 		if err == io.EOF {
 			err = errors.New("instance ended without a report")
 		}
 		return nil, FromStatus(err)
 	}
+	e.left--
+	if e.left == 0 {
+		e.cancel()
+	}
 	return UnmarshalReport(r.Body)
 }
 
-// Cancel cancels the instance (its backend sees the call cancelled).
+// Wait blocks until the (first) instance ends and returns its report.
+func (e *Exec) Wait() (*InstanceReport, error) {
+	defer e.cancel()
+	return e.Next()
+}
+
+// Cancel cancels the instances (their backend sees the call cancelled).
 func (e *Exec) Cancel() { e.cancel() }
 
 // countingStream counts the bytes put on the wire and remembers a send error.

@@ -140,22 +140,57 @@ func UnmarshalReport(b []byte) (*InstanceReport, error) {
 	return &rep, nil
 }
 
-// MarshalExecReq encodes an exec_fragment request's body.
+// MarshalExecReq encodes one instance's request.
 func MarshalExecReq(req *ExecFragmentReq) ([]byte, error) { return marshalPlan(req) }
 
-// UnmarshalExecReq decodes an exec_fragment body, Root included (decoded
-// from RootWire when the FE sent it pre-encoded).
+// UnmarshalExecReq decodes what MarshalExecReq wrote, Root included
+// (decoded from RootWire when the FE sent it pre-encoded).
 func UnmarshalExecReq(b []byte) (*ExecFragmentReq, error) {
 	var req ExecFragmentReq
 	if err := unmarshalPlan(b, &req); err != nil {
 		return nil, err
 	}
+	return &req, req.decodeRoot()
+}
+
+func (req *ExecFragmentReq) decodeRoot() error {
 	if req.Root == nil && req.RootWire != nil {
 		root, err := DecodeRoot(req.RootWire)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		req.Root, req.RootWire = root, nil
 	}
-	return &req, nil
+	return nil
+}
+
+// execBatch is an exec_fragment call's body: the instances it starts.
+type execBatch struct {
+	Reqs []*ExecFragmentReq `json:"reqs"`
+}
+
+// MarshalExecBatch encodes an exec_fragment call's body.
+func MarshalExecBatch(reqs []*ExecFragmentReq) ([]byte, error) {
+	return marshalPlan(&execBatch{Reqs: reqs})
+}
+
+// UnmarshalExecBatch decodes what MarshalExecBatch wrote, every Root
+// included.
+func UnmarshalExecBatch(b []byte) ([]*ExecFragmentReq, error) {
+	var batch execBatch
+	if err := unmarshalPlan(b, &batch); err != nil {
+		return nil, err
+	}
+	if len(batch.Reqs) == 0 {
+		return nil, sqlerr.Assertf("exec_fragment without instances")
+	}
+	for _, req := range batch.Reqs {
+		if req == nil {
+			return nil, sqlerr.Assertf("exec_fragment with an empty instance")
+		}
+		if err := req.decodeRoot(); err != nil {
+			return nil, err
+		}
+	}
+	return batch.Reqs, nil
 }

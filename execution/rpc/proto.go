@@ -154,11 +154,13 @@ type StreamID struct {
 	Sender   int             `json:"sender"`   // sender instance index
 }
 
-// ExecFragmentReq starts one fragment instance (DoAction exec_fragment).
-// The backend answers with an empty "started" result once the instance's
-// exchange inboxes (and outbox) are registered, and with an InstanceReport
-// when the instance ends; the call stays open meanwhile, so its
-// cancellation cancels the instance and a broken connection fails it.
+// ExecFragmentReq starts one fragment instance; an exec_fragment call
+// (DoAction) carries those of a query on one backend (MarshalExecBatch).
+// The backend answers with an empty "started" result once the instances'
+// exchange inboxes (and outboxes) are registered, and with an
+// InstanceReport as each instance ends; the call stays open meanwhile, so
+// its cancellation cancels the instances and a broken connection fails
+// them.
 type ExecFragmentReq struct {
 	QueryID  string              `json:"query_id"`
 	Fragment fragment.FragmentID `json:"fragment"`
