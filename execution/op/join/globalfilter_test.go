@@ -194,6 +194,43 @@ func TestExactSetFilter(t *testing.T) {
 		}
 	}
 
+	// Few keys over a span of at most 2^18 (SSB Q2.3's 194 part keys over
+	// 200,000) still make a set: 32 KiB at most, one bit test a probe; a
+	// span past that and past 16 bits a key makes a bloom.
+	for _, c := range []struct {
+		n    int
+		span int64
+		set  bool
+	}{{194, 200_000, true}, {1000, 1 << 20, false}} {
+		var ks []int64
+		for range c.n {
+			ks = append(ks, 1+r.Int63n(c.span))
+		}
+		a := int64Array(ks)
+		sf := newRuntimeFilter(a, 1)
+		a.Release()
+		if (sf.set != nil) != c.set {
+			t.Fatalf("%d keys over %d: exact set %v, want %v", c.n, c.span, sf.set != nil, c.set)
+		}
+		if c.set {
+			in := map[int64]bool{}
+			for _, k := range ks {
+				in[k] = true
+			}
+			var pr []int64
+			for v := int64(0); v <= c.span+1; v += 7 {
+				pr = append(pr, v)
+			}
+			pr = append(pr, ks...)
+			kept := passes(sf, pr)
+			for _, v := range pr {
+				if kept[v] != in[v] {
+					t.Fatalf("sparse set, value %d: kept %v, is a key %v", v, kept[v], in[v])
+				}
+			}
+		}
+	}
+
 	a := int64Array(wide)
 	wf := newRuntimeFilter(a, 1)
 	a.Release()
@@ -236,34 +273,47 @@ func TestExactSetFilter(t *testing.T) {
 // 400 keys over [1, 10000] (TPC-H Q11's German suppliers), as an exact
 // set and as the bloom the same keys made before sets existed.
 func BenchmarkRuntimeFilterKeep(b *testing.B) {
-	r := rand.New(rand.NewSource(3))
-	keys := make([]int64, 400)
-	for i := range keys {
-		keys[i] = 1 + r.Int63n(10000)
-	}
-	ka := int64Array(keys)
-	defer ka.Release()
-	set := newRuntimeFilter(ka, 1)
-	bloomed := set.asBloom()
-	probe := make([]int64, 1<<16)
-	for i := range probe {
-		probe[i] = 1 + r.Int63n(10000)
-	}
-	pa := int64Array(probe)
-	defer pa.Release()
-	sel := make([]int32, len(probe))
 	for _, c := range []struct {
-		name string
-		f    *RuntimeFilter
-	}{{"set", set}, {"bloom", bloomed}} {
-		b.Run(c.name, func(b *testing.B) {
-			b.SetBytes(int64(8 * len(probe)))
-			for b.Loop() {
-				for i := range sel {
-					sel[i] = int32(i)
+		name        string
+		keys, scale int
+		span        int64
+	}{
+		{"400over10k", 400, 1, 10_000},
+		{"194over200k", 194, 1, 200_000},      // SSB Q2.3's part keys
+		{"214kover6M", 214_000, 2, 6_000_000}, // a tenth-year of TPC-H orders
+	} {
+		r := rand.New(rand.NewSource(3))
+		keys := make([]int64, c.keys)
+		for i := range keys {
+			keys[i] = 1 + r.Int63n(c.span)
+		}
+		ka := int64Array(keys)
+		set := newRuntimeFilter(ka, c.scale)
+		ka.Release()
+		if set.set == nil {
+			b.Fatalf("%s: no exact set", c.name)
+		}
+		bloomed := set.asBloom()
+		probe := make([]int64, 1<<16)
+		for i := range probe {
+			probe[i] = 1 + r.Int63n(c.span)
+		}
+		pa := int64Array(probe)
+		sel := make([]int32, len(probe))
+		for _, f := range []struct {
+			name string
+			f    *RuntimeFilter
+		}{{"set", set}, {"bloom", bloomed}} {
+			b.Run(c.name+"/"+f.name, func(b *testing.B) {
+				b.SetBytes(int64(8 * len(probe)))
+				for b.Loop() {
+					for i := range sel {
+						sel[i] = int32(i)
+					}
+					f.f.keep(pa, sel)
 				}
-				c.f.keep(pa, sel)
-			}
-		})
+			})
+		}
+		pa.Release()
 	}
 }
