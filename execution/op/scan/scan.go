@@ -27,6 +27,7 @@ type OlapScan struct {
 	cur    storage.RecordIterator
 	next   int
 	held   arrow.Record // read ahead by coalescing, returned next
+	yield  op.Yielder
 	// rows and bytes read from storage (the profile reads them while the
 	// scan runs).
 	rows, bytes atomic.Int64
@@ -55,6 +56,7 @@ const coalesceRows = 1024
 // Next returns the next batch: a storage record, or several small ones
 // concatenated (coalesceRows).
 func (s *OlapScan) Next(ctx context.Context) (arrow.Record, error) {
+	s.yield.Maybe() // a scan drives its instance's work: take turns (op.Yielder)
 	rec := s.held
 	s.held = nil
 	if rec == nil {
