@@ -183,6 +183,16 @@ func (d *distPlanner) buildJoin(x *logical.Join) (*pnode, error) {
 	if !jo.nested() {
 		if r2, note, ok := d.joinRows(jo.typ, l, r, jo.equi); ok {
 			rows, est = r2, note
+			if jo.typ == fragment.JoinInner && len(jo.other) > 0 {
+				// The join's other conjuncts filter the matched pairs as
+				// a filter would (Q20's ps_availqty > 0.5 * sum(l_quantity)).
+				sel, used := d.conjunction(jo.other)
+				rows = max(1, int64(math.Round(float64(rows)*sel)))
+				if len(used) == 0 {
+					used = []string{fmt.Sprintf("default %g per other conjunct", defaultSel)}
+				}
+				est += "; other conjuncts: " + strings.Join(used, ", ")
+			}
 		}
 	}
 	if jo.typ == fragment.JoinInner {
