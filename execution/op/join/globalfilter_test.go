@@ -243,10 +243,26 @@ func TestExactSetFilter(t *testing.T) {
 			}
 			wantOdd := sf.keep(pa, append([]int32(nil), odd...))
 			gotOdd := sf.keepMixed(pa, append([]int32(nil), odd...))
-			pa.Release()
 			if fmt.Sprint(got) != fmt.Sprint(want) || fmt.Sprint(gotOdd) != fmt.Sprint(wantOdd) || len(want) == 0 {
 				t.Fatalf("branch-free keep %d/%d rows, branching %d/%d", len(got), len(gotOdd), len(want), len(wantOdd))
 			}
+			// Over every row of an array, sliced or not, without a list of rows.
+			for _, mixed := range []bool{false, true} {
+				if dense := sf.keepAll(pa, nil, mixed); fmt.Sprint(dense) != fmt.Sprint(want) {
+					t.Fatalf("keepAll (mixed %v) kept %d rows, keep %d", mixed, len(dense), len(want))
+				}
+				sl := array.NewSlice(pa, 3, int64(pa.Len()))
+				idx := make([]int32, sl.Len())
+				for i := range idx {
+					idx[i] = int32(i)
+				}
+				wantSl := sf.keep(sl, idx)
+				if dense := sf.keepAll(sl, make([]int32, 5), mixed); fmt.Sprint(dense) != fmt.Sprint(wantSl) {
+					t.Fatalf("keepAll of a slice (mixed %v) kept %d rows, keep %d", mixed, len(dense), len(wantSl))
+				}
+				sl.Release()
+			}
+			pa.Release()
 		}
 	}
 
@@ -332,6 +348,13 @@ func BenchmarkRuntimeFilterKeep(b *testing.B) {
 						sel[i] = int32(i)
 					}
 					f.f.keepRows(pa, sel, f.mixed)
+				}
+			})
+			b.Run(c.name+"/"+f.name+"-all", func(b *testing.B) { // the first filter of a scan
+				b.SetBytes(int64(8 * len(probe)))
+				buf := make([]int32, len(probe))
+				for b.Loop() {
+					buf = f.f.keepAll(pa, buf, f.mixed)
 				}
 			})
 		}

@@ -299,6 +299,63 @@ func keepRows[T int8 | int16 | int32 | int64](f *RuntimeFilter, vals []T, a arro
 	return out
 }
 
+// keepAll is keep (mixed: keepMixed) over every row of a, into out (a
+// buffer to reuse). A set over a column without NULLs reads the values in
+// order, without first listing every row number: the first filter of a
+// scan tests all of its rows.
+func (f *RuntimeFilter) keepAll(a arrow.Array, out []int32, mixed bool) []int32 {
+	n := a.Len()
+	if f.empty {
+		return out[:0]
+	}
+	if !f.all && f.set != nil && a.NullN() == 0 {
+		v, _ := rfValues(a)
+		switch {
+		case v.i8 != nil:
+			return setDense(f, v.i8[:n], out, mixed)
+		case v.i16 != nil:
+			return setDense(f, v.i16[:n], out, mixed)
+		case v.i32 != nil:
+			return setDense(f, v.i32[:n], out, mixed)
+		case v.i64 != nil:
+			return setDense(f, v.i64[:n], out, mixed)
+		}
+	}
+	out = op.GrowInt32(out, n)
+	for i := range out {
+		out[i] = int32(i)
+	}
+	return f.keepRows(a, out, mixed)
+}
+
+// setDense is keepRows' set loops over rows 0..len(vals)-1.
+func setDense[T int8 | int16 | int32 | int64](f *RuntimeFilter, vals []T, out []int32, mixed bool) []int32 {
+	span, set := uint64(f.max-f.min), f.set
+	out = op.GrowInt32(out, len(vals))
+	k := 0
+	if mixed {
+		for i, v := range vals {
+			d := uint64(int64(v) - f.min)
+			in := d <= span
+			w := d >> 6
+			if !in {
+				w = 0
+			}
+			out[k] = int32(i)
+			k += int(set[w]>>(d&63)&1) & b2i(in)
+		}
+		return out[:k]
+	}
+	for i, v := range vals {
+		d := uint64(int64(v) - f.min)
+		if d <= span && set[d>>6]&(1<<(d&63)) != 0 {
+			out[k] = int32(i)
+			k++
+		}
+	}
+	return out[:k]
+}
+
 func b2i(b bool) int {
 	if b {
 		return 1
@@ -481,17 +538,16 @@ func (s *ScanFilter) NextSelected(ctx context.Context) (arrow.Record, []int32, e
 			if f == nil || f.all {
 				continue
 			}
-			if all {
-				sel = op.GrowInt32(sel, n)
-				for i := range sel {
-					sel[i] = int32(i)
-				}
-				all = false
-			}
 			before := len(sel)
-			if seen, kept := s.seen[t], s.kept[t]; seen > 0 && kept > seen/20 && kept < seen-seen/20 {
+			seen, kept := s.seen[t], s.kept[t]
+			mixed := seen > 0 && kept > seen/20 && kept < seen-seen/20
+			switch {
+			case all:
+				before, all = n, false
+				sel = f.keepAll(rec.Column(col), sel, mixed)
+			case mixed:
 				sel = f.keepMixed(rec.Column(col), sel)
-			} else {
+			default:
 				sel = f.keep(rec.Column(col), sel)
 			}
 			s.seen[t] += int64(before)
