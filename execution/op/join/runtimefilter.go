@@ -411,7 +411,11 @@ type ScanFilter struct {
 	kept    []int64
 	off     []bool
 	sel     []int32
-	waited  bool
+	sub     []int32 // rows of a gathered batch the conjuncts keep (predicateOn)
+	// quiet: no conjunct holds an explicit CAST, which warns per row it
+	// cannot convert; only then may the filters go first.
+	quiet  bool
+	waited bool
 }
 
 // waitGlobal waits, before the scan's first read, for its global filters
@@ -443,6 +447,15 @@ var _ op.Operator = (*ScanFilter)(nil)
 func NewScanFilter(env *op.Env, child op.Operator, conjuncts []expr.Expr, keep []int, out []types.Column, filters *RuntimeFilters, targets []fragment.RFTarget) (*ScanFilter, error) {
 	s := &ScanFilter{child: child, env: env, filters: filters, targets: targets, keep: keep, schema: types.ArrowSchema(out),
 		seen: make([]int64, len(targets)), kept: make([]int64, len(targets)), off: make([]bool, len(targets))}
+	s.quiet = true
+	for _, c := range conjuncts {
+		expr.Walk(c, func(e expr.Expr) bool {
+			if c, isCast := e.(*expr.Cast); isCast && c.Explicit {
+				s.quiet = false // it warns per row: test it on every row, as the plan says
+			}
+			return s.quiet
+		})
+	}
 	for _, c := range expr.FuseRanges(conjuncts) {
 		if s.pred == nil {
 			s.pred = c
@@ -496,6 +509,50 @@ func (s *ScanFilter) Next(ctx context.Context) (arrow.Record, error) {
 	return out, nil
 }
 
+// filtersSelective: a runtime filter in use has kept under an eighth of
+// the rows it tested, so testing the filters first and the conjuncts only
+// on the rows they let through is the cheaper order (SSB Q1.3's seven days
+// of dates keep 0.3% of lineorder; its BETWEENs on discount and quantity
+// then test a few rows of each batch, not all of them).
+func (s *ScanFilter) filtersSelective() bool {
+	for t := range s.targets {
+		if !s.off[t] && s.seen[t] >= 4096 && s.kept[t]*8 < s.seen[t] {
+			return true
+		}
+	}
+	return false
+}
+
+// predicateOn narrows sel (all: every row) to the rows of rec the
+// conjuncts keep, evaluating them on just those rows.
+func (s *ScanFilter) predicateOn(rec arrow.Record, sel []int32, all bool) ([]int32, error) {
+	if all {
+		b, err := eval.EvalPredicate(s.env.Eval, s.pred, rec, s.env.Mem)
+		if err != nil {
+			return nil, err
+		}
+		defer b.Release()
+		return eval.SelectedIndices(b, sel[:0]), nil
+	}
+	cols, err := op.TakeCols(s.env.Mem, rec.Columns(), sel)
+	if err != nil {
+		return nil, err
+	}
+	sub := array.NewRecord(rec.Schema(), cols, int64(len(sel)))
+	op.ReleaseAll(cols)
+	defer sub.Release()
+	b, err := eval.EvalPredicate(s.env.Eval, s.pred, sub, s.env.Mem)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Release()
+	s.sub = eval.SelectedIndices(b, s.sub[:0])
+	for j, k := range s.sub { // k >= j: in place
+		sel[j] = sel[k]
+	}
+	return sel[:len(s.sub)], nil
+}
+
 // CanSelect: a ScanFilter always can.
 func (s *ScanFilter) CanSelect() bool { return true }
 
@@ -516,7 +573,8 @@ func (s *ScanFilter) NextSelected(ctx context.Context) (arrow.Record, []int32, e
 		n := int(rec.NumRows())
 		sel := s.sel[:0]
 		all := true
-		if s.pred != nil {
+		filtersFirst := s.pred != nil && s.quiet && s.filtersSelective()
+		if s.pred != nil && !filtersFirst {
 			b, err := eval.EvalPredicate(s.env.Eval, s.pred, rec, s.env.Mem)
 			if err != nil {
 				rec.Release()
@@ -555,6 +613,13 @@ func (s *ScanFilter) NextSelected(ctx context.Context) (arrow.Record, []int32, e
 			if s.seen[t] >= rfProbeRows && float64(s.kept[t]) > rfKeepRatio*float64(s.seen[t]) {
 				s.off[t] = true
 			}
+		}
+		if filtersFirst && (all || len(sel) > 0) {
+			if sel, err = s.predicateOn(rec, sel, all); err != nil {
+				rec.Release()
+				return nil, nil, err
+			}
+			all = false
 		}
 		s.sel = sel
 		if !all && len(sel) == 0 {
