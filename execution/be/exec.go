@@ -259,8 +259,8 @@ type instance struct {
 }
 
 // execFragment runs the instances of one exec_fragment call (all of a
-// query's instances on this backend, rpc.ExecBatch) for the whole of the
-// call: it registers every one, answers "started", runs them at once and
+// query's instances on this backend, rpc.MarshalExecBatch) for the whole of
+// the call: it registers every one, answers "started", runs them at once and
 // sends each one's report as it ends. The first instance to fail ends the
 // call with its error once the others (cancelled) have stopped.
 func (b *Backend) execFragment(body []byte, stream flight.FlightService_DoActionServer) error {
