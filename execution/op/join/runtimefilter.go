@@ -273,7 +273,7 @@ func keepRows[T int8 | int16 | int32 | int64](f *RuntimeFilter, vals []T, a arro
 		}
 		for _, i := range sel {
 			d := uint64(int64(vals[i]) - f.min)
-			if d <= span && f.set[d>>6]&(1<<(d&63)) != 0 && a.IsValid(int(i)) {
+			if d <= span && f.set[d>>6]&(1<<(d&63)) != 0 && (!nulls || a.IsValid(int(i))) {
 				out = append(out, i)
 			}
 		}
